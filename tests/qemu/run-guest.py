@@ -1,0 +1,415 @@
+#!/usr/bin/env python3
+"""Boot a Debian kernel in QEMU with a generated initramfs and run guest
+test scripts (tests/guest/NN-name.sh) in one boot.
+
+TAP mode (default): every script's TAP is renumbered into one stream on
+stdout, with the plan at the end. The run fails (a `not ok` line, exit 1)
+when a script fails a test, prints fewer results than it planned, exits
+non-zero, when the guest panics, dies or outlives --timeout, when the kernel
+log shows an oops or a warning, or when a host-side post-check fails.
+
+Plain mode (--plain): the scripts' output is passed through unchanged
+(for the demo); exit 1 if a script exited non-zero or the guest died.
+
+Guest scripts may declare, in comment lines:
+  # harness: disk NAME SIZE   attach a zeroed raw virtio-blk disk whose
+                              serial is NAME (e.g. 64M); lib.sh's
+                              disk_by_serial finds it in the guest.
+and request, at run time through lib.sh's `postcheck`, a host command
+(a --host-tool) run after the guest powered off; `@disk:NAME` in its
+arguments is replaced by the disk image's path.
+
+Exit codes: 0 all passed, 1 a test failed, 2 usage or setup error.
+"""
+
+import argparse
+import fcntl
+import glob
+import os
+import re
+import select
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import initramfs  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRCROOT = os.path.dirname(os.path.dirname(HERE))
+GUEST_DIR = os.path.join(SRCROOT, 'tests', 'guest')
+GUEST_PATH = '/usr/share/fdekit/guest'
+
+ANSI = re.compile(r'\x1b(\[[0-9;?]*[A-Za-z]|[()][A-Za-z0-9]|[A-Za-z=>])')
+FIRMWARE = re.compile(r'^(SeaBIOS|iPXE|Booting from|Machine UUID|Press Ctrl-B|'
+		      r'\s*$)')
+KERNEL_TROUBLE = re.compile(r'(Kernel panic|BUG:|Oops|WARNING:|'
+			    r'general protection fault|Call Trace:|'
+			    r'blocked for more than|UBSAN:|KASAN:|'
+			    r'kernel tried to execute|watchdog: BUG)')
+TAP_RESULT = re.compile(r'^(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?(.*)$')
+TAP_PLAN = re.compile(r'^1\.\.(\d+)')
+DISK_DECL = re.compile(r'^#\s*harness:\s*disk\s+(\S+)\s+(\d+)([KMG]?)\s*$')
+
+
+def die(msg):
+	print(f'run-guest: {msg}', file=sys.stderr)
+	sys.exit(2)
+
+
+def parse_size(num, unit):
+	return int(num) * {'': 1, 'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}[unit]
+
+
+class Tap:
+	"""Turns the guest's per-script TAP into one renumbered stream."""
+
+	def __init__(self, plain):
+		self.plain = plain
+		self.n = 0
+		self.failed = 0
+		self.script = None
+		self.scripts = {}	# name -> {'plan', 'seen', 'rc'}
+		self.postchecks = []	# (script, description, argv)
+		self.alldone = False
+		self.kver = None
+
+	def emit(self, ok, desc, directive=''):
+		self.n += 1
+		if not ok and '# TODO' not in directive.upper():
+			self.failed += 1
+		if not self.plain:
+			line = f'{"ok" if ok else "not ok"} {self.n} - {desc}{directive}'
+			print(line, flush=True)
+		elif not ok:
+			print(f'FAILED: {desc}', file=sys.stderr, flush=True)
+
+	def diag(self, text):
+		if not self.plain:
+			print(f'# {text}', flush=True)
+
+	def line(self, line):
+		if line.startswith('#@'):
+			return self.marker(line[2:])
+		if self.plain:
+			print(line, flush=True)
+			return
+		cur = self.scripts.get(self.script)
+		m = TAP_PLAN.match(line)
+		if m and cur is not None:
+			cur['plan'] = int(m.group(1))
+			return
+		m = TAP_RESULT.match(line)
+		if m and cur is not None:
+			cur['seen'] += 1
+			desc = m.group(3)
+			directive = ''
+			if ' # ' in desc:
+				desc, directive = desc.split(' # ', 1)
+				directive = ' # ' + directive
+			self.emit(m.group(1) == 'ok', f'{self.script}: {desc}', directive)
+			return
+		if line.startswith('Bail out!'):
+			self.emit(False, f'{self.script}: {line}')
+			return
+		self.diag(line[1:].strip() if line.startswith('#') else line)
+
+	def marker(self, text):
+		parts = text.split(None, 1)
+		kind = parts[0] if parts else ''
+		if kind == 'guest':
+			self.kver = parts[1].strip()
+			self.diag(f'guest kernel {self.kver}')
+		elif kind == 'begin':
+			self.script = parts[1].strip()
+			self.scripts[self.script] = {'plan': None, 'seen': 0, 'rc': None}
+			self.diag(f'--- {self.script}')
+		elif kind == 'end':
+			name, rc = parts[1].rsplit(None, 1)
+			self.scripts[name]['rc'] = int(rc)
+			self.finish_script(name)
+			self.script = None
+		elif kind.startswith('postcheck'):
+			fields = text.split('\t')
+			cur = self.scripts.get(self.script)
+			if cur is not None:
+				cur['seen'] += 1
+			self.postchecks.append((self.script, fields[1],
+						shlex.split(fields[2])))
+		elif kind == 'alldone':
+			self.alldone = True
+
+	def finish_script(self, name):
+		s = self.scripts[name]
+		if self.plain:
+			if s['rc'] != 0:
+				self.emit(False, f'{name} exited with status {s["rc"]}')
+			return
+		if s['plan'] is None:
+			self.emit(False, f'{name}: printed no TAP plan')
+		elif s['seen'] < s['plan']:
+			self.emit(False, f'{name}: planned {s["plan"]} results, '
+				  f'printed {s["seen"]}')
+		elif s['seen'] > s['plan']:
+			self.emit(False, f'{name}: planned {s["plan"]} results, '
+				  f'printed {s["seen"]}')
+		if s['rc'] != 0:
+			self.emit(False, f'{name}: exited with status {s["rc"]}')
+
+
+def script_disks(path):
+	disks = []
+	with open(path) as fh:
+		for line in fh:
+			m = DISK_DECL.match(line.strip())
+			if m:
+				disks.append((m.group(1), parse_size(m.group(2), m.group(3))))
+	return disks
+
+
+def resolve_scripts(names):
+	if not names:
+		found = sorted(glob.glob(os.path.join(GUEST_DIR, '[0-9][0-9]-*.sh')))
+		if not found:
+			die(f'no guest scripts in {GUEST_DIR}')
+		return found
+	paths = []
+	for n in names:
+		p = n if os.path.sep in n else os.path.join(GUEST_DIR, n)
+		if not os.path.isfile(p):
+			die(f'guest script {n} not found: give a file in {GUEST_DIR}')
+		paths.append(os.path.abspath(p))
+	return paths
+
+
+def find_module(path):
+	if os.path.isdir(path):
+		path = os.path.join(path, 'xts_offload.ko')
+	if not os.path.isfile(path):
+		die(f'module {path} not found: build it first (ninja -C BUILDDIR)')
+	return path
+
+
+def qemu_command(args, kernel, initrd, sock, disks):
+	accel = os.environ.get('FDEKIT_QEMU_ACCEL', 'tcg')
+	cmd = ['qemu-system-x86_64', '-accel', accel, '-cpu', 'max',
+	       '-m', args.mem, '-smp', str(args.smp),
+	       '-nographic', '-no-reboot', '-nodefaults',
+	       '-kernel', kernel, '-initrd', initrd,
+	       '-append', 'console=ttyS0 panic=-1 quiet ' + args.append,
+	       '-serial', 'stdio',
+	       '-chardev', f'socket,id=tap,path={sock}',
+	       '-serial', 'chardev:tap',
+	       '-object', 'cryptodev-backend-builtin,id=c0',
+	       '-device', 'virtio-crypto-pci,cryptodev=c0']
+	if args.icount:
+		cmd += ['-icount', 'shift=0,sleep=off']
+	for i, (name, image) in enumerate(disks):
+		cmd += ['-drive', f'file={image},if=none,id=d{i},format=raw,cache=unsafe',
+			'-device', f'virtio-blk-pci,drive=d{i},serial={name}']
+	return cmd + args.qemu_arg
+
+
+def run(args):
+	kver = args.kver
+	kernel = args.kernel or f'/boot/vmlinuz-{kver}'
+	if not os.path.isfile(kernel):
+		die(f'{kernel} not found: run scripts/bootstrap')
+	module = find_module(args.module)
+	scripts = resolve_scripts(args.scripts)
+	for exe in args.guest_exe:
+		if not os.path.isfile(exe):
+			die(f'guest executable {exe} not found: build it first')
+	tools = {}
+	for t in args.host_tool:
+		name, _, path = t.partition('=')
+		tools[name] = path
+
+	os.makedirs(args.cache_dir, exist_ok=True)
+	base = os.path.join(args.cache_dir, f'initramfs-{kver}.cpio')
+	with open(base + '.lock', 'w') as lock:
+		fcntl.flock(lock, fcntl.LOCK_EX)
+		t0 = time.monotonic()
+		try:
+			rebuilt = initramfs.build_base(base, kver, module, args.guest_exe)
+		except (initramfs.BuildError, subprocess.CalledProcessError) as e:
+			die(f'initramfs for {kver}: {e}')
+		built = time.monotonic() - t0
+		workdir = tempfile.mkdtemp(prefix=f'run-{kver}-', dir=args.cache_dir)
+		initrd = os.path.join(workdir, 'initrd.cpio')
+		shutil.copyfile(base, initrd)
+
+	try:
+		return boot(args, kver, kernel, initrd, workdir, scripts, tools,
+			    rebuilt, built)
+	finally:
+		if not args.keep:
+			shutil.rmtree(workdir, ignore_errors=True)
+
+
+def boot(args, kver, kernel, initrd, workdir, scripts, tools, rebuilt, built):
+	with open(os.path.join(HERE, 'init.sh')) as fh:
+		init_text = fh.read()
+	files = {f'{GUEST_PATH}/{os.path.basename(p)}': p
+		 for p in glob.glob(os.path.join(GUEST_DIR, '*')) if os.path.isfile(p)}
+	for p in scripts:
+		files[f'{GUEST_PATH}/{os.path.basename(p)}'] = p
+	overlay = os.path.join(workdir, 'overlay.cpio')
+	initramfs.build_overlay(overlay, init_text, files,
+				[os.path.basename(p) for p in scripts])
+	with open(initrd, 'ab') as out, open(overlay, 'rb') as fh:
+		shutil.copyfileobj(fh, out)
+
+	disks = {}
+	for p in scripts:
+		for name, size in script_disks(p):
+			if name in disks:
+				continue
+			image = os.path.join(workdir, f'disk-{name}.img')
+			with open(image, 'wb') as fh:
+				fh.truncate(size)
+			disks[name] = image
+
+	tap = Tap(args.plain)
+	tap.diag(f'initramfs for {kver}: {"rebuilt" if rebuilt else "cached"} '
+		 f'in {built:.1f} s')
+	sock_path = os.path.join(workdir, 'tap.sock')
+	srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+	srv.bind(sock_path)
+	srv.listen(1)
+	cmd = qemu_command(args, kernel, initrd, sock_path, list(disks.items()))
+	console_log = open(os.path.join(args.cache_dir, f'console-{kver}.log'), 'w')
+	console_log.write(' '.join(shlex.quote(c) for c in cmd) + '\n')
+	t0 = time.monotonic()
+	qemu = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+				stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+				start_new_session=True)
+	srv.settimeout(30)
+	try:
+		conn, _ = srv.accept()
+	except socket.timeout:
+		qemu.kill()
+		out = qemu.communicate()[0].decode(errors='replace')
+		die(f'qemu did not start: {out.strip()[-500:]}')
+	srv.close()
+
+	trouble = []
+	bufs = {qemu.stdout.fileno(): b'', conn.fileno(): b''}
+	open_fds = set(bufs)
+	timed_out = False
+	deadline = t0 + args.timeout
+
+	def console_line(text):
+		text = ANSI.sub('', text).replace('\r', '')
+		console_log.write(text + '\n')
+		if FIRMWARE.match(text):
+			return
+		if KERNEL_TROUBLE.search(text):
+			trouble.append(text.strip())
+		if args.plain:
+			print(text, file=sys.stderr, flush=True)
+		else:
+			tap.diag('| ' + text)
+
+	def tap_line(text):
+		tap.line(ANSI.sub('', text).replace('\r', ''))
+
+	handlers = {qemu.stdout.fileno(): console_line, conn.fileno(): tap_line}
+	while open_fds:
+		left = deadline - time.monotonic()
+		if left <= 0:
+			timed_out = True
+			break
+		ready, _, _ = select.select(list(open_fds), [], [], min(left, 5))
+		for fd in ready:
+			data = os.read(fd, 65536)
+			if not data:
+				open_fds.discard(fd)
+				data = b'\n' if bufs[fd] else b''
+			bufs[fd] += data
+			while b'\n' in bufs[fd]:
+				raw, bufs[fd] = bufs[fd].split(b'\n', 1)
+				handlers[fd](raw.decode(errors='replace'))
+	if timed_out:
+		os.killpg(qemu.pid, signal.SIGKILL)
+	rc = qemu.wait()
+	conn.close()
+	elapsed = time.monotonic() - t0
+	console_log.close()
+
+	if tap.script is not None:
+		tap.emit(False, f'{tap.script}: guest '
+			 f'{"timed out" if timed_out else "died"} while it ran')
+	ran = set(tap.scripts)
+	for p in scripts:
+		name = os.path.basename(p)
+		if name not in ran:
+			tap.emit(False, f'{name}: did not run')
+	if timed_out:
+		tap.emit(False, f'guest finished within {args.timeout} s')
+	elif not tap.alldone:
+		tap.emit(False, f'guest powered off cleanly (qemu exit status {rc})')
+	if not args.plain:
+		tap.emit(not trouble, 'kernel log shows no panic, oops or warning')
+		for t in trouble[:10]:
+			tap.diag(f'kernel: {t}')
+
+	for script, desc, argv in tap.postchecks:
+		name = argv[0] if argv else ''
+		if name not in tools:
+			tap.emit(False, f'{script}: {desc} (unknown host tool {name!r})')
+			continue
+		argv = [tools[name]] + [resolve_arg(a, disks) for a in argv[1:]]
+		r = subprocess.run(argv, capture_output=True, text=True)
+		for l in (r.stdout + r.stderr).splitlines():
+			tap.diag(f'{name}: {l}')
+		tap.emit(r.returncode == 0, f'{script}: {desc} (host)')
+
+	tap.diag(f'boot of {kver} took {elapsed:.1f} s wall time')
+	if not args.plain:
+		print(f'1..{tap.n}', flush=True)
+	return 1 if tap.failed else 0
+
+
+def resolve_arg(arg, disks):
+	return re.sub(r'@disk:(\w+)', lambda m: disks.get(m.group(1), m.group(0)), arg)
+
+
+def main():
+	p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+	p.add_argument('--kver', required=True, help='kernel release to boot')
+	p.add_argument('--kernel', help='kernel image (default /boot/vmlinuz-KVER)')
+	p.add_argument('--module', required=True,
+		       help='xts_offload.ko, or the directory that holds it')
+	p.add_argument('--cache-dir', required=True,
+		       help='where the initramfs is cached (a build directory)')
+	p.add_argument('--guest-exe', action='append', default=[],
+		       help='executable to copy into the guest (repeatable)')
+	p.add_argument('--host-tool', action='append', default=[],
+		       help='NAME=PATH: host program a post-check may run')
+	p.add_argument('--icount', action='store_true',
+		       help='deterministic guest time (-icount shift=0,sleep=off)')
+	p.add_argument('--mem', default='2G')
+	p.add_argument('--smp', type=int, default=1)
+	p.add_argument('--timeout', type=int, default=900,
+		       help='seconds before the guest counts as hung')
+	p.add_argument('--append', default='', help='extra kernel command line')
+	p.add_argument('--qemu-arg', action='append', default=[],
+		       help='extra qemu argument (repeatable)')
+	p.add_argument('--plain', action='store_true',
+		       help='pass the scripts\' output through, no TAP')
+	p.add_argument('--keep', action='store_true',
+		       help='keep the run directory (initrd, disk images)')
+	p.add_argument('scripts', nargs='*',
+		       help='guest scripts (default: tests/guest/[0-9][0-9]-*.sh)')
+	args = p.parse_args()
+	sys.exit(run(args))
+
+
+if __name__ == '__main__':
+	main()
