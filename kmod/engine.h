@@ -1,1 +1,93 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The engine interface: what the crypto-API side asks of an accelerator.
+ *
+ * An engine knows nothing of skcipher requests: it is given a session (a key
+ * and a direction, created beforehand in process context), a tweak and a
+ * pair of scatterlists, and calls back when done. The crypto-API side knows
+ * nothing of virtio. A new accelerator (a PCIe card, say) implements
+ * struct xo_engine_ops and calls xo_engine_register() from its probe.
+ */
+#ifndef XTS_OFFLOAD_ENGINE_H
+#define XTS_OFFLOAD_ENGINE_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/scatterlist.h>
+#include <linux/types.h>
+#include <crypto/xts.h>
+
+#include "stats.h"
+
+/* Per-request room an engine may use for its descriptors, without allocating. */
+#define XO_JOB_PRIV_SIZE 256
+
+/* A session id no engine hands out: submitting it must fail in the engine. */
+#define XO_SESSION_INVALID U64_MAX
+
+struct xo_engine;
+
+/*
+ * One unit of work. Lives inside the skcipher request context, so the
+ * request path allocates nothing. src and dst are end-marked and cover
+ * exactly len bytes; len is a multiple of XTS_BLOCK_SIZE.
+ */
+struct xo_job {
+	struct list_head node;		/* engine use while in flight */
+	struct xo_engine *engine;
+	u64 session;
+	struct scatterlist *src;
+	struct scatterlist *dst;
+	unsigned int len;
+	bool encrypt;
+	u8 iv[XTS_BLOCK_SIZE];
+	/*
+	 * Called once per submitted job, in any context up to hard IRQ.
+	 * On error the engine guarantees dst was not written, so the
+	 * request can be recomputed from src.
+	 */
+	void (*done)(struct xo_job *job, int err);
+	u8 priv[XO_JOB_PRIV_SIZE] __aligned(8);
+};
+
+struct xo_engine_ops {
+	/* Process context, may sleep. */
+	int (*session_create)(struct xo_engine *eng, const u8 *key,
+			      unsigned int keylen, bool encrypt, u64 *session);
+	void (*session_destroy)(struct xo_engine *eng, u64 session);
+	/*
+	 * Any context, called under rcu_read_lock(); must not sleep or
+	 * allocate. Returns 0 when queued,
+	 * -ENOSPC when the queue is full, another error when the engine is
+	 * gone or broken; job->done is called only after 0.
+	 */
+	int (*submit)(struct xo_engine *eng, struct xo_job *job);
+	/* Last reference dropped: free the engine. */
+	void (*release)(struct xo_engine *eng);
+};
+
+struct xo_engine {
+	const struct xo_engine_ops *ops;
+	struct device *dev;		/* for naming and sysfs */
+	struct kref ref;
+	struct list_head node;
+	bool dead;			/* unregistered: accept nothing */
+	unsigned int max_keylen;	/* bytes, both XTS halves */
+	u64 max_len;			/* largest request in bytes */
+	struct xo_stats __percpu *stats;
+};
+
+int xo_engine_register(struct xo_engine *eng);
+void xo_engine_unregister(struct xo_engine *eng);
+struct xo_engine *xo_engine_get_active(void);
+void xo_engine_put(struct xo_engine *eng);
+u32 xo_engine_generation(void);
+
+int xo_engine_submit(struct xo_engine *eng, struct xo_job *job);
+void xo_engine_complete(struct xo_job *job, int err);
+
+/* Engine back ends. */
+int xo_virtio_init(void);
+void xo_virtio_exit(void);
+
+#endif /* XTS_OFFLOAD_ENGINE_H */

@@ -1,1 +1,448 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Engine back end: virtio-crypto devices (VIRTIO 1.2, device ID 20).
+ *
+ * AES-XTS cipher sessions are created on the control queue; requests are
+ * spread over all data queues and completed from the virtqueue callback.
+ * Data queues are created with a per-buffer context, which keeps the ring
+ * from using indirect descriptors: a request then needs no allocation, and
+ * a full ring is reported as -ENOSPC so the caller can spill over to
+ * software.
+ *
+ * The in-kernel virtio_crypto driver matches the same devices; keep it off
+ * them (see Documentation/xts-offload.md).
+ */
+#include <linux/completion.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/virtio.h>
+#include <linux/virtio_config.h>
+#include <uapi/linux/virtio_crypto.h>
+#include <uapi/linux/virtio_ids.h>
+#include <crypto/aes.h>
+
+#include "compat.h"
+#include "engine.h"
+
+#define XOV_CTRL_TIMEOUT	(5 * HZ)
+#define XOV_MAX_DATAQ		(XO_MAX_VQS - 1)
+
+/* Per-request descriptors, carved out of xo_job.priv. */
+struct xov_job {
+	struct virtio_crypto_op_data_req hdr;
+	struct scatterlist hdr_sg;
+	struct scatterlist iv_sg;
+	struct scatterlist status_sg;
+	u8 status;
+};
+
+static_assert(sizeof(struct xov_job) <= XO_JOB_PRIV_SIZE);
+
+struct xov_dataq {
+	spinlock_t lock;	/* ring state */
+	struct virtqueue *vq;
+	char name[16];
+} ____cacheline_aligned_in_smp;
+
+struct xov_dev {
+	struct xo_engine eng;
+	struct virtio_device *vdev;
+
+	struct mutex ctrl_lock;	/* one control request at a time */
+	struct virtqueue *ctrlq;
+	struct completion ctrl_done;
+	struct virtio_crypto_op_ctrl_req ctrl;
+	struct virtio_crypto_session_input input;
+	u8 ctrl_status;
+	u8 ctrl_key[2 * AES_MAX_KEY_SIZE];
+
+	unsigned int nr_dataq;
+	struct xov_dataq dataq[];
+};
+
+static struct xov_dev *to_xov(struct xo_engine *eng)
+{
+	return container_of(eng, struct xov_dev, eng);
+}
+
+static void xov_ctrl_cb(struct virtqueue *vq)
+{
+	struct xov_dev *xd = vq->vdev->priv;
+
+	complete(&xd->ctrl_done);
+}
+
+/* Send xd->ctrl plus an optional payload and wait for the device's answer. */
+static int xov_ctrl_exec(struct xov_dev *xd, const void *payload,
+			 unsigned int plen, void *in, unsigned int inlen)
+{
+	struct scatterlist hdr_sg, payload_sg, in_sg;
+	struct scatterlist *sgs[3];
+	unsigned int nout = 0, len;
+	int ret;
+
+	lockdep_assert_held(&xd->ctrl_lock);
+	if (READ_ONCE(xd->eng.dead))
+		return -ENODEV;
+
+	sg_init_one(&hdr_sg, &xd->ctrl, sizeof(xd->ctrl));
+	sgs[nout++] = &hdr_sg;
+	if (plen) {
+		sg_init_one(&payload_sg, payload, plen);
+		sgs[nout++] = &payload_sg;
+	}
+	sg_init_one(&in_sg, in, inlen);
+	sgs[nout] = &in_sg;
+
+	reinit_completion(&xd->ctrl_done);
+	ret = virtqueue_add_sgs(xd->ctrlq, sgs, nout, 1, xd, GFP_KERNEL);
+	if (ret)
+		return ret;
+	virtqueue_kick(xd->ctrlq);
+
+	if (!wait_for_completion_timeout(&xd->ctrl_done, XOV_CTRL_TIMEOUT)) {
+		/* The buffer stays owned by the device: stop using it. */
+		dev_err(&xd->vdev->dev, "control request timed out\n");
+		virtio_break_device(xd->vdev);
+		return -ETIMEDOUT;
+	}
+	if (!virtqueue_get_buf(xd->ctrlq, &len))
+		return -EIO;
+	return 0;
+}
+
+static int xov_session_create(struct xo_engine *eng, const u8 *key,
+			      unsigned int keylen, bool encrypt, u64 *session)
+{
+	struct xov_dev *xd = to_xov(eng);
+	struct virtio_crypto_cipher_session_para *para;
+	u32 status;
+	int ret;
+
+	if (keylen > sizeof(xd->ctrl_key))
+		return -EINVAL;
+
+	mutex_lock(&xd->ctrl_lock);
+	memset(&xd->ctrl, 0, sizeof(xd->ctrl));
+	xd->ctrl.header.opcode = cpu_to_le32(VIRTIO_CRYPTO_CIPHER_CREATE_SESSION);
+	xd->ctrl.header.algo = cpu_to_le32(VIRTIO_CRYPTO_CIPHER_AES_XTS);
+	xd->ctrl.u.sym_create_session.op_type =
+		cpu_to_le32(VIRTIO_CRYPTO_SYM_OP_CIPHER);
+	para = &xd->ctrl.u.sym_create_session.u.cipher.para;
+	para->algo = cpu_to_le32(VIRTIO_CRYPTO_CIPHER_AES_XTS);
+	para->keylen = cpu_to_le32(keylen);
+	para->op = cpu_to_le32(encrypt ? VIRTIO_CRYPTO_OP_ENCRYPT :
+					 VIRTIO_CRYPTO_OP_DECRYPT);
+	memcpy(xd->ctrl_key, key, keylen);
+	memset(&xd->input, 0, sizeof(xd->input));
+	xd->input.status = cpu_to_le32(VIRTIO_CRYPTO_ERR);
+
+	ret = xov_ctrl_exec(xd, xd->ctrl_key, keylen, &xd->input,
+			    sizeof(xd->input));
+	memzero_explicit(xd->ctrl_key, sizeof(xd->ctrl_key));
+	if (!ret) {
+		status = le32_to_cpu(xd->input.status);
+		if (status == VIRTIO_CRYPTO_OK)
+			*session = le64_to_cpu(xd->input.session_id);
+		else
+			ret = status == VIRTIO_CRYPTO_NOSPC ? -ENOSPC : -EIO;
+	}
+	mutex_unlock(&xd->ctrl_lock);
+	return ret;
+}
+
+static void xov_session_destroy(struct xo_engine *eng, u64 session)
+{
+	struct xov_dev *xd = to_xov(eng);
+	int ret;
+
+	mutex_lock(&xd->ctrl_lock);
+	memset(&xd->ctrl, 0, sizeof(xd->ctrl));
+	xd->ctrl.header.opcode = cpu_to_le32(VIRTIO_CRYPTO_CIPHER_DESTROY_SESSION);
+	xd->ctrl.header.algo = cpu_to_le32(VIRTIO_CRYPTO_CIPHER_AES_XTS);
+	xd->ctrl.u.destroy_session.session_id = cpu_to_le64(session);
+	xd->ctrl_status = VIRTIO_CRYPTO_ERR;
+	ret = xov_ctrl_exec(xd, NULL, 0, &xd->ctrl_status,
+			    sizeof(xd->ctrl_status));
+	if (!ret && xd->ctrl_status != VIRTIO_CRYPTO_OK)
+		dev_warn(&xd->vdev->dev, "destroying session %llu failed: %u\n",
+			 session, xd->ctrl_status);
+	mutex_unlock(&xd->ctrl_lock);
+}
+
+static int xov_submit(struct xo_engine *eng, struct xo_job *job)
+{
+	struct xov_dev *xd = to_xov(eng);
+	struct xov_job *vj = (struct xov_job *)job->priv;
+	struct virtio_crypto_cipher_para *para;
+	struct scatterlist *sgs[5];
+	struct xov_dataq *dq;
+	unsigned long flags;
+	bool notify;
+	int ret;
+
+	memset(&vj->hdr, 0, sizeof(vj->hdr));
+	vj->hdr.header.opcode = cpu_to_le32(job->encrypt ?
+					    VIRTIO_CRYPTO_CIPHER_ENCRYPT :
+					    VIRTIO_CRYPTO_CIPHER_DECRYPT);
+	vj->hdr.header.algo = cpu_to_le32(VIRTIO_CRYPTO_CIPHER_AES_XTS);
+	vj->hdr.header.session_id = cpu_to_le64(job->session);
+	vj->hdr.u.sym_req.op_type = cpu_to_le32(VIRTIO_CRYPTO_SYM_OP_CIPHER);
+	para = &vj->hdr.u.sym_req.u.cipher.para;
+	para->iv_len = cpu_to_le32(XTS_BLOCK_SIZE);
+	para->src_data_len = cpu_to_le32(job->len);
+	para->dst_data_len = cpu_to_le32(job->len);
+	vj->status = VIRTIO_CRYPTO_ERR;
+
+	sg_init_one(&vj->hdr_sg, &vj->hdr, sizeof(vj->hdr));
+	sg_init_one(&vj->iv_sg, job->iv, XTS_BLOCK_SIZE);
+	sg_init_one(&vj->status_sg, &vj->status, sizeof(vj->status));
+	sgs[0] = &vj->hdr_sg;
+	sgs[1] = &vj->iv_sg;
+	sgs[2] = job->src;
+	sgs[3] = job->dst;
+	sgs[4] = &vj->status_sg;	/* the device writes status after dst */
+
+	dq = &xd->dataq[raw_smp_processor_id() % xd->nr_dataq];
+	spin_lock_irqsave(&dq->lock, flags);
+	if (READ_ONCE(eng->dead)) {
+		ret = -ENODEV;
+		goto unlock;
+	}
+	ret = virtqueue_add_sgs(dq->vq, sgs, 3, 2, job, GFP_ATOMIC);
+	if (ret)
+		goto unlock;
+	notify = virtqueue_kick_prepare(dq->vq);
+	spin_unlock_irqrestore(&dq->lock, flags);
+	if (notify)
+		virtqueue_notify(dq->vq);
+	return 0;
+
+unlock:
+	spin_unlock_irqrestore(&dq->lock, flags);
+	return ret;
+}
+
+static int xov_job_status(struct xo_job *job)
+{
+	struct xov_job *vj = (struct xov_job *)job->priv;
+
+	return vj->status == VIRTIO_CRYPTO_OK ? 0 : -EIO;
+}
+
+static void xov_complete_list(struct list_head *done)
+{
+	struct xo_job *job, *tmp;
+
+	list_for_each_entry_safe(job, tmp, done, node) {
+		list_del(&job->node);
+		xo_engine_complete(job, xov_job_status(job));
+	}
+}
+
+/* Interrupt: collect what the device finished, complete outside the lock. */
+static void xov_dataq_cb(struct virtqueue *vq)
+{
+	struct xov_dev *xd = vq->vdev->priv;
+	struct xov_dataq *dq = &xd->dataq[vq->index];
+	struct xo_job *job;
+	unsigned long flags;
+	unsigned int len;
+	LIST_HEAD(done);
+
+	spin_lock_irqsave(&dq->lock, flags);
+	do {
+		virtqueue_disable_cb(vq);
+		while ((job = virtqueue_get_buf(vq, &len)))
+			list_add_tail(&job->node, &done);
+	} while (!virtqueue_enable_cb(vq));
+	spin_unlock_irqrestore(&dq->lock, flags);
+
+	xov_complete_list(&done);
+}
+
+/*
+ * After reset: what the device completed keeps its result; what it never
+ * looked at fails with -ENODEV, so the caller recomputes it in software
+ * from the untouched source.
+ */
+static void xov_drain(struct xov_dev *xd)
+{
+	struct xo_job *job;
+	unsigned long flags;
+	unsigned int i, len;
+	LIST_HEAD(done);
+	LIST_HEAD(lost);
+
+	for (i = 0; i < xd->nr_dataq; i++) {
+		struct xov_dataq *dq = &xd->dataq[i];
+
+		spin_lock_irqsave(&dq->lock, flags);
+		while ((job = virtqueue_get_buf(dq->vq, &len)))
+			list_add_tail(&job->node, &done);
+		while ((job = virtqueue_detach_unused_buf(dq->vq)))
+			list_add_tail(&job->node, &lost);
+		spin_unlock_irqrestore(&dq->lock, flags);
+	}
+	xov_complete_list(&done);
+	while ((job = list_first_entry_or_null(&lost, struct xo_job, node))) {
+		list_del(&job->node);
+		xo_engine_complete(job, -ENODEV);
+	}
+}
+
+static void xov_release(struct xo_engine *eng)
+{
+	kfree(to_xov(eng));
+}
+
+static const struct xo_engine_ops xov_ops = {
+	.session_create = xov_session_create,
+	.session_destroy = xov_session_destroy,
+	.submit = xov_submit,
+	.release = xov_release,
+};
+
+static int xov_find_vqs(struct xov_dev *xd)
+{
+	unsigned int i, n = xd->nr_dataq + 1;
+	vq_callback_t *cbs[XO_MAX_VQS];
+	const char *names[XO_MAX_VQS];
+	struct virtqueue *vqs[XO_MAX_VQS];
+	bool ctx[XO_MAX_VQS];
+	int ret;
+
+	for (i = 0; i < xd->nr_dataq; i++) {
+		snprintf(xd->dataq[i].name, sizeof(xd->dataq[i].name),
+			 "dataq.%u", i);
+		names[i] = xd->dataq[i].name;
+		cbs[i] = xov_dataq_cb;
+		ctx[i] = true;	/* no indirect descriptors: no allocation */
+	}
+	/* The control queue follows the data queues. */
+	names[i] = "controlq";
+	cbs[i] = xov_ctrl_cb;
+	ctx[i] = false;
+
+	ret = xo_find_vqs(xd->vdev, n, vqs, cbs, names, ctx);
+	if (ret)
+		return ret;
+	for (i = 0; i < xd->nr_dataq; i++) {
+		spin_lock_init(&xd->dataq[i].lock);
+		xd->dataq[i].vq = vqs[i];
+	}
+	xd->ctrlq = vqs[xd->nr_dataq];
+	return 0;
+}
+
+static int xov_probe(struct virtio_device *vdev)
+{
+	u32 status, services, algo_l, max_dataq, max_keylen;
+	struct xov_dev *xd;
+	u64 max_size;
+	int ret;
+
+	virtio_cread_le(vdev, struct virtio_crypto_config, status, &status);
+	virtio_cread_le(vdev, struct virtio_crypto_config, max_dataqueues,
+			&max_dataq);
+	virtio_cread_le(vdev, struct virtio_crypto_config, crypto_services,
+			&services);
+	virtio_cread_le(vdev, struct virtio_crypto_config, cipher_algo_l,
+			&algo_l);
+	virtio_cread_le(vdev, struct virtio_crypto_config, max_cipher_key_len,
+			&max_keylen);
+	virtio_cread_le(vdev, struct virtio_crypto_config, max_size, &max_size);
+
+	if (!(services & BIT(VIRTIO_CRYPTO_SERVICE_CIPHER)) ||
+	    !(algo_l & BIT(VIRTIO_CRYPTO_CIPHER_AES_XTS))) {
+		dev_info(&vdev->dev, "no AES-XTS cipher service\n");
+		return -ENODEV;
+	}
+	if (!(status & VIRTIO_CRYPTO_S_HW_READY)) {
+		dev_info(&vdev->dev, "device not ready\n");
+		return -ENODEV;
+	}
+	if (max_dataq < 1 || max_dataq > XOV_MAX_DATAQ) {
+		dev_err(&vdev->dev, "unsupported number of data queues: %u\n",
+			max_dataq);
+		return -ENODEV;
+	}
+	if (max_keylen < 2 * AES_MIN_KEY_SIZE) {
+		dev_info(&vdev->dev, "AES-XTS keys up to %u bytes only\n",
+			 max_keylen);
+		return -ENODEV;
+	}
+
+	xd = kzalloc(struct_size(xd, dataq, max_dataq), GFP_KERNEL);
+	if (!xd)
+		return -ENOMEM;
+	xd->vdev = vdev;
+	xd->nr_dataq = max_dataq;
+	mutex_init(&xd->ctrl_lock);
+	init_completion(&xd->ctrl_done);
+	xd->eng.ops = &xov_ops;
+	xd->eng.dev = &vdev->dev;
+	xd->eng.max_keylen = min_t(u32, max_keylen, 2 * AES_MAX_KEY_SIZE);
+	xd->eng.max_len = min_t(u64, max_size, U32_MAX);
+	vdev->priv = xd;
+
+	ret = xov_find_vqs(xd);
+	if (ret)
+		goto err_free;
+	virtio_device_ready(vdev);
+
+	ret = xo_engine_register(&xd->eng);
+	if (ret)
+		goto err_vqs;
+	return 0;
+
+err_vqs:
+	virtio_reset_device(vdev);
+	vdev->config->del_vqs(vdev);
+err_free:
+	kfree(xd);
+	return ret;
+}
+
+static void xov_remove(struct virtio_device *vdev)
+{
+	struct xov_dev *xd = vdev->priv;
+
+	/* No new sessions or submissions from here on. */
+	xo_engine_unregister(&xd->eng);
+	/* Let a control request in progress finish or time out. */
+	mutex_lock(&xd->ctrl_lock);
+	virtio_reset_device(vdev);
+	mutex_unlock(&xd->ctrl_lock);
+
+	xov_drain(xd);
+	vdev->config->del_vqs(vdev);
+	vdev->priv = NULL;
+	/* Sessions bound to this engine still hold references. */
+	xo_engine_put(&xd->eng);
+}
+
+static const struct virtio_device_id xov_id_table[] = {
+	{ VIRTIO_ID_CRYPTO, VIRTIO_DEV_ANY_ID },
+	{ 0 },
+};
+MODULE_DEVICE_TABLE(virtio, xov_id_table);
+
+static struct virtio_driver xov_driver = {
+	.driver.name = KBUILD_MODNAME,
+	.driver.owner = THIS_MODULE,
+	.id_table = xov_id_table,
+	.probe = xov_probe,
+	.remove = xov_remove,
+};
+
+int xo_virtio_init(void)
+{
+	return register_virtio_driver(&xov_driver);
+}
+
+void xo_virtio_exit(void)
+{
+	unregister_virtio_driver(&xov_driver);
+}

@@ -1,1 +1,50 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Counters: per engine and in total, per CPU on the request path, summed
+ * when read through sysfs.
+ */
+#ifndef XTS_OFFLOAD_STATS_H
+#define XTS_OFFLOAD_STATS_H
+
+#include <linux/percpu.h>
+#include <linux/types.h>
+
+enum xo_stat {
+	XO_STAT_REQUESTS,	/* requests the engine completed */
+	XO_STAT_BYTES,		/* bytes the engine completed */
+	XO_STAT_ERRORS,		/* requests the engine failed */
+	XO_STAT_IN_FLIGHT,	/* requests submitted, not yet completed */
+	XO_STAT_FB_SMALL,	/* below the size threshold */
+	XO_STAT_FB_KEYSIZE,	/* key size the engine lacks */
+	XO_STAT_FB_LENGTH,	/* length the engine cannot do */
+	XO_STAT_FB_LAYOUT,	/* scatterlist too fragmented */
+	XO_STAT_FB_BUSY,	/* engine queue full */
+	XO_STAT_FB_NOENGINE,	/* no engine or no session */
+	XO_STAT_FB_ERROR,	/* engine failed, recomputed in software */
+	XO_NR_STATS
+};
+
+struct xo_stats {
+	s64 v[XO_NR_STATS];
+};
+
+struct device;
+struct xo_engine;
+
+static inline void xo_stats_add(struct xo_stats __percpu *s, enum xo_stat i,
+				s64 n)
+{
+	this_cpu_add(s->v[i], n);
+}
+
+s64 xo_stats_sum(struct xo_stats __percpu *s, enum xo_stat i);
+
+extern struct xo_stats __percpu *xo_total_stats;
+extern atomic_t xo_inject_errors;
+
+int xo_sysfs_init(void);
+void xo_sysfs_exit(void);
+int xo_sysfs_add_engine(struct xo_engine *eng);
+void xo_sysfs_remove_engine(struct xo_engine *eng);
+
+#endif /* XTS_OFFLOAD_STATS_H */

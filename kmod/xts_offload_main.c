@@ -1,3 +1,426 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * xts_offload: an xts(aes) skcipher backed by an accelerator engine, with
+ * the best other xts(aes) in the kernel as software fallback.
+ *
+ * The engine gets what it can do without allocating: 256- and 512-bit keys,
+ * lengths that are a multiple of the AES block, at least `threshold` bytes,
+ * scatterlists of at most XO_MAX_SG entries. Everything else, and anything
+ * the engine refuses or fails, is computed by the fallback, so callers never
+ * see an engine error.
+ */
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <crypto/aes.h>
+#include <crypto/internal/skcipher.h>
+#include <crypto/xts.h>
+
+#include "compat.h"
+#include "engine.h"
+#include "stats.h"
+#include "xts_offload.h"
+
+static int priority = 1000;
+module_param(priority, int, 0444);
+MODULE_PARM_DESC(priority,
+		 "Crypto API priority of xts-aes-offload (default 1000, above every in-kernel x86 xts(aes))");
+
+static unsigned int threshold = XO_DEFAULT_THRESHOLD;
+module_param(threshold, uint, 0644);
+MODULE_PARM_DESC(threshold,
+		 "Requests shorter than this many bytes are computed in software (0: the engine takes all it can)");
+
+/* Recomputation of failed engine requests runs here, in process context. */
+static struct workqueue_struct *xo_wq;
+
+/* Engine sessions for the current key. */
+struct xo_binding {
+	struct xo_engine *engine;
+	u64 enc;
+	u64 dec;
+};
+
+struct xo_tfm_ctx {
+	struct crypto_skcipher *fallback;
+	struct xo_binding __rcu *binding;
+	struct mutex lock;		/* setkey against rebind */
+	struct work_struct rebind;
+	u32 bound_gen;			/* engine generation last bound against */
+	unsigned int keylen;		/* 0 when the engine cannot take the key */
+	u8 key[2 * AES_MAX_KEY_SIZE];
+};
+
+struct xo_req_ctx {
+	struct skcipher_request *req;
+	struct xo_job job;
+	struct work_struct work;
+	struct scatterlist src[XO_MAX_SG];
+	struct scatterlist dst[XO_MAX_SG];
+	struct skcipher_request fallback_req;	/* must be last */
+};
+
+static void xo_unbind(struct xo_binding *b)
+{
+	b->engine->ops->session_destroy(b->engine, b->enc);
+	b->engine->ops->session_destroy(b->engine, b->dec);
+	xo_engine_put(b->engine);
+	kfree(b);
+}
+
+static struct xo_binding *xo_new_binding(const u8 *key, unsigned int keylen)
+{
+	struct xo_engine *eng;
+	struct xo_binding *b;
+
+	eng = xo_engine_get_active();
+	if (!eng)
+		return NULL;
+	if (keylen > eng->max_keylen)
+		goto err_put;
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		goto err_put;
+	b->engine = eng;
+	if (eng->ops->session_create(eng, key, keylen, true, &b->enc))
+		goto err_free;
+	if (eng->ops->session_create(eng, key, keylen, false, &b->dec)) {
+		eng->ops->session_destroy(eng, b->enc);
+		goto err_free;
+	}
+	return b;
+
+err_free:
+	kfree(b);
+err_put:
+	xo_engine_put(eng);
+	return NULL;
+}
+
+/* (Re)create engine sessions for the current key on the active engine. */
+static void xo_bind(struct xo_tfm_ctx *ctx)
+{
+	struct xo_binding *new = NULL, *old;
+
+	lockdep_assert_held(&ctx->lock);
+	WRITE_ONCE(ctx->bound_gen, xo_engine_generation());
+	if (ctx->keylen)
+		new = xo_new_binding(ctx->key, ctx->keylen);
+	old = rcu_replace_pointer(ctx->binding, new,
+				  lockdep_is_held(&ctx->lock));
+	if (old) {
+		synchronize_rcu();
+		xo_unbind(old);
+	}
+}
+
+static void xo_rebind_work(struct work_struct *work)
+{
+	struct xo_tfm_ctx *ctx = container_of(work, struct xo_tfm_ctx, rebind);
+
+	mutex_lock(&ctx->lock);
+	xo_bind(ctx);
+	mutex_unlock(&ctx->lock);
+}
+
+static int xo_setkey(struct crypto_skcipher *tfm, const u8 *key,
+		     unsigned int keylen)
+{
+	struct xo_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
+	int ret;
+
+	ret = xts_verify_key(tfm, key, keylen);
+	if (ret)
+		return ret;
+
+	crypto_skcipher_clear_flags(ctx->fallback, CRYPTO_TFM_REQ_MASK);
+	crypto_skcipher_set_flags(ctx->fallback, crypto_skcipher_get_flags(tfm) &
+				  CRYPTO_TFM_REQ_MASK);
+	ret = crypto_skcipher_setkey(ctx->fallback, key, keylen);
+	if (ret)
+		return ret;
+
+	mutex_lock(&ctx->lock);
+	memzero_explicit(ctx->key, sizeof(ctx->key));
+	ctx->keylen = 0;
+	/* AES-192-XTS has no engine mode: the fallback does it alone. */
+	if (keylen == 2 * AES_KEYSIZE_128 || keylen == 2 * AES_KEYSIZE_256) {
+		memcpy(ctx->key, key, keylen);
+		ctx->keylen = keylen;
+	}
+	xo_bind(ctx);
+	mutex_unlock(&ctx->lock);
+	return 0;
+}
+
+static int xo_fallback(struct skcipher_request *req, bool encrypt)
+{
+	struct xo_tfm_ctx *ctx = crypto_skcipher_ctx(crypto_skcipher_reqtfm(req));
+	struct xo_req_ctx *rctx = skcipher_request_ctx(req);
+	struct skcipher_request *subreq = &rctx->fallback_req;
+
+	skcipher_request_set_tfm(subreq, ctx->fallback);
+	skcipher_request_set_callback(subreq, req->base.flags,
+				      req->base.complete, req->base.data);
+	skcipher_request_set_crypt(subreq, req->src, req->dst, req->cryptlen,
+				   req->iv);
+	return encrypt ? crypto_skcipher_encrypt(subreq) :
+			 crypto_skcipher_decrypt(subreq);
+}
+
+static void xo_recompute_done(XO_CRYPTO_CB_ARG arg, int err)
+{
+	struct skcipher_request *req = xo_crypto_cb_data(arg);
+
+	if (err == -EINPROGRESS)
+		return;
+	skcipher_request_complete(req, err);
+}
+
+/* The engine failed: compute the request in software, in process context. */
+static void xo_recompute_work(struct work_struct *work)
+{
+	struct xo_req_ctx *rctx = container_of(work, struct xo_req_ctx, work);
+	struct skcipher_request *req = rctx->req;
+	struct xo_tfm_ctx *ctx = crypto_skcipher_ctx(crypto_skcipher_reqtfm(req));
+	struct skcipher_request *subreq = &rctx->fallback_req;
+	int ret;
+
+	skcipher_request_set_tfm(subreq, ctx->fallback);
+	skcipher_request_set_callback(subreq, CRYPTO_TFM_REQ_MAY_SLEEP |
+				      CRYPTO_TFM_REQ_MAY_BACKLOG,
+				      xo_recompute_done, req);
+	skcipher_request_set_crypt(subreq, req->src, req->dst, req->cryptlen,
+				   req->iv);
+	ret = rctx->job.encrypt ? crypto_skcipher_encrypt(subreq) :
+				  crypto_skcipher_decrypt(subreq);
+	if (ret == -EINPROGRESS || ret == -EBUSY)
+		return;
+	/* Callers expect completions in softirq-like context. */
+	local_bh_disable();
+	skcipher_request_complete(req, ret);
+	local_bh_enable();
+}
+
+static void xo_job_done(struct xo_job *job, int err)
+{
+	struct xo_req_ctx *rctx = container_of(job, struct xo_req_ctx, job);
+
+	if (likely(!err)) {
+		skcipher_request_complete(rctx->req, 0);
+		return;
+	}
+	xo_stats_add(job->engine->stats, XO_STAT_FB_ERROR, 1);
+	xo_stats_add(xo_total_stats, XO_STAT_FB_ERROR, 1);
+	INIT_WORK(&rctx->work, xo_recompute_work);
+	queue_work(xo_wq, &rctx->work);
+}
+
+/*
+ * Exactly @len bytes of @sg as an end-marked list: @sg itself when it fits,
+ * else a copy of its entries in @out; NULL when more than XO_MAX_SG entries
+ * are needed.
+ */
+static struct scatterlist *xo_map_sg(struct scatterlist *sg,
+				     struct scatterlist *out, unsigned int len)
+{
+	struct scatterlist *s;
+	unsigned int n = 0, left = len;
+
+	if (sg_is_last(sg) && sg->length == len)
+		return sg;
+	for (s = sg; s && left; s = sg_next(s)) {
+		if (++n > XO_MAX_SG)
+			return NULL;
+		left -= min(s->length, left);
+	}
+	if (left)
+		return NULL;
+
+	sg_init_table(out, n);
+	for (s = sg, n = 0, left = len; left; s = sg_next(s), n++) {
+		unsigned int l = min(s->length, left);
+
+		sg_set_page(&out[n], sg_page(s), l, s->offset);
+		left -= l;
+	}
+	return out;
+}
+
+static void xo_maybe_rebind(struct xo_tfm_ctx *ctx)
+{
+	if (ctx->keylen && READ_ONCE(ctx->bound_gen) != xo_engine_generation())
+		queue_work(xo_wq, &ctx->rebind);
+}
+
+static void xo_count_fallback(struct xo_engine *eng, enum xo_stat why)
+{
+	if (eng)
+		xo_stats_add(eng->stats, why, 1);
+	xo_stats_add(xo_total_stats, why, 1);
+}
+
+static int xo_crypt(struct skcipher_request *req, bool encrypt)
+{
+	struct xo_tfm_ctx *ctx = crypto_skcipher_ctx(crypto_skcipher_reqtfm(req));
+	struct xo_req_ctx *rctx = skcipher_request_ctx(req);
+	struct xo_job *job = &rctx->job;
+	unsigned int len = req->cryptlen;
+	struct xo_engine *eng = NULL;
+	struct xo_binding *b;
+	enum xo_stat why;
+	int ret;
+
+	rcu_read_lock();
+	b = rcu_dereference(ctx->binding);
+	if (b)
+		eng = b->engine;
+
+	if (!ctx->keylen) {
+		why = XO_STAT_FB_KEYSIZE;
+	} else if (len < READ_ONCE(threshold)) {
+		why = XO_STAT_FB_SMALL;
+	} else if (!b || READ_ONCE(eng->dead)) {
+		why = XO_STAT_FB_NOENGINE;
+		xo_maybe_rebind(ctx);
+	} else if (!len || len % XTS_BLOCK_SIZE || len > eng->max_len) {
+		why = XO_STAT_FB_LENGTH;
+	} else {
+		job->src = xo_map_sg(req->src, rctx->src, len);
+		job->dst = req->dst == req->src ? job->src :
+			   xo_map_sg(req->dst, rctx->dst, len);
+		why = XO_STAT_FB_LAYOUT;
+		if (job->src && job->dst) {
+			rctx->req = req;
+			job->session = encrypt ? b->enc : b->dec;
+			job->len = len;
+			job->encrypt = encrypt;
+			job->done = xo_job_done;
+			memcpy(job->iv, req->iv, XTS_BLOCK_SIZE);
+			ret = xo_engine_submit(eng, job);
+			if (!ret) {
+				rcu_read_unlock();
+				return -EINPROGRESS;
+			}
+			why = ret == -ENOSPC ? XO_STAT_FB_BUSY :
+					       XO_STAT_FB_NOENGINE;
+		}
+	}
+	xo_count_fallback(eng, why);
+	rcu_read_unlock();
+	return xo_fallback(req, encrypt);
+}
+
+static int xo_encrypt(struct skcipher_request *req)
+{
+	return xo_crypt(req, true);
+}
+
+static int xo_decrypt(struct skcipher_request *req)
+{
+	return xo_crypt(req, false);
+}
+
+static int xo_init_tfm(struct crypto_skcipher *tfm)
+{
+	struct xo_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
+	struct crypto_skcipher *fallback;
+
+	/* Never ourselves, and nothing that allocates per request. */
+	fallback = crypto_alloc_skcipher(crypto_tfm_alg_name(&tfm->base), 0,
+					 CRYPTO_ALG_NEED_FALLBACK |
+					 CRYPTO_ALG_ALLOCATES_MEMORY);
+	if (IS_ERR(fallback))
+		return PTR_ERR(fallback);
+
+	ctx->fallback = fallback;
+	RCU_INIT_POINTER(ctx->binding, NULL);
+	mutex_init(&ctx->lock);
+	INIT_WORK(&ctx->rebind, xo_rebind_work);
+	ctx->keylen = 0;
+	ctx->bound_gen = xo_engine_generation();
+	crypto_skcipher_set_reqsize(tfm, sizeof(struct xo_req_ctx) +
+				    crypto_skcipher_reqsize(fallback));
+	return 0;
+}
+
+static void xo_exit_tfm(struct crypto_skcipher *tfm)
+{
+	struct xo_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
+	struct xo_binding *b;
+
+	cancel_work_sync(&ctx->rebind);
+	b = rcu_dereference_protected(ctx->binding, true);
+	if (b)
+		xo_unbind(b);
+	crypto_free_skcipher(ctx->fallback);
+	memzero_explicit(ctx->key, sizeof(ctx->key));
+	mutex_destroy(&ctx->lock);
+}
+
+static struct skcipher_alg xo_alg = {
+	.base = {
+		.cra_name = "xts(aes)",
+		.cra_driver_name = "xts-aes-offload",
+		.cra_flags = CRYPTO_ALG_ASYNC | CRYPTO_ALG_NEED_FALLBACK,
+		.cra_blocksize = AES_BLOCK_SIZE,
+		.cra_ctxsize = sizeof(struct xo_tfm_ctx),
+		.cra_module = THIS_MODULE,
+	},
+	.min_keysize = 2 * AES_MIN_KEY_SIZE,
+	.max_keysize = 2 * AES_MAX_KEY_SIZE,
+	.ivsize = XTS_BLOCK_SIZE,
+	.setkey = xo_setkey,
+	.encrypt = xo_encrypt,
+	.decrypt = xo_decrypt,
+	.init = xo_init_tfm,
+	.exit = xo_exit_tfm,
+};
+
+static int __init xo_module_init(void)
+{
+	int ret;
+
+	xo_wq = alloc_workqueue("xts_offload", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	if (!xo_wq)
+		return -ENOMEM;
+	ret = xo_sysfs_init();
+	if (ret)
+		goto err_wq;
+	/* Engines first, so the self-tests at registration exercise them. */
+	ret = xo_virtio_init();
+	if (ret)
+		goto err_sysfs;
+	xo_alg.base.cra_priority = priority;
+	ret = crypto_register_skcipher(&xo_alg);
+	if (ret)
+		goto err_virtio;
+	return 0;
+
+err_virtio:
+	xo_virtio_exit();
+err_sysfs:
+	xo_sysfs_exit();
+err_wq:
+	destroy_workqueue(xo_wq);
+	return ret;
+}
+
+static void __exit xo_module_exit(void)
+{
+	crypto_unregister_skcipher(&xo_alg);
+	xo_virtio_exit();
+	destroy_workqueue(xo_wq);
+	xo_sysfs_exit();
+}
+
+module_init(xo_module_init);
+module_exit(xo_module_exit);
+
+MODULE_DESCRIPTION("xts(aes) offloaded to an accelerator (virtio-crypto), with software fallback");
 MODULE_LICENSE("GPL");
+MODULE_ALIAS_CRYPTO("xts(aes)");
+MODULE_ALIAS_CRYPTO("xts-aes-offload");
