@@ -336,9 +336,39 @@ static int xov_find_vqs(struct xov_dev *xd)
 	return 0;
 }
 
+/*
+ * Devices do not reliably advertise AES-XTS in cipher_algo_l (QEMU's builtin
+ * back end lists only CBC yet accepts XTS sessions): ask for a session of
+ * each key size instead, and use the largest the device accepts.
+ */
+static int xov_probe_keylen(struct xov_dev *xd)
+{
+	static const unsigned int sizes[] = {
+		2 * AES_KEYSIZE_256, 2 * AES_KEYSIZE_128,
+	};
+	u8 key[2 * AES_KEYSIZE_256];
+	unsigned int i;
+	u64 session;
+
+	/* Any key whose halves differ will do. */
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = i;
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		if (sizes[i] > xd->eng.max_keylen)
+			continue;
+		if (xov_session_create(&xd->eng, key, sizes[i], true, &session))
+			continue;
+		xov_session_destroy(&xd->eng, session);
+		xd->eng.max_keylen = sizes[i];
+		return 0;
+	}
+	dev_info(&xd->vdev->dev, "device refuses AES-XTS sessions\n");
+	return -ENODEV;
+}
+
 static int xov_probe(struct virtio_device *vdev)
 {
-	u32 status, services, algo_l, max_dataq, max_keylen;
+	u32 status, services, max_dataq, max_keylen;
 	struct xov_dev *xd;
 	u64 max_size;
 	int ret;
@@ -348,15 +378,12 @@ static int xov_probe(struct virtio_device *vdev)
 			&max_dataq);
 	virtio_cread_le(vdev, struct virtio_crypto_config, crypto_services,
 			&services);
-	virtio_cread_le(vdev, struct virtio_crypto_config, cipher_algo_l,
-			&algo_l);
 	virtio_cread_le(vdev, struct virtio_crypto_config, max_cipher_key_len,
 			&max_keylen);
 	virtio_cread_le(vdev, struct virtio_crypto_config, max_size, &max_size);
 
-	if (!(services & BIT(VIRTIO_CRYPTO_SERVICE_CIPHER)) ||
-	    !(algo_l & BIT(VIRTIO_CRYPTO_CIPHER_AES_XTS))) {
-		dev_info(&vdev->dev, "no AES-XTS cipher service\n");
+	if (!(services & BIT(VIRTIO_CRYPTO_SERVICE_CIPHER))) {
+		dev_info(&vdev->dev, "no cipher service\n");
 		return -ENODEV;
 	}
 	if (!(status & VIRTIO_CRYPTO_S_HW_READY)) {
@@ -392,6 +419,9 @@ static int xov_probe(struct virtio_device *vdev)
 		goto err_free;
 	virtio_device_ready(vdev);
 
+	ret = xov_probe_keylen(xd);
+	if (ret)
+		goto err_vqs;
 	ret = xo_engine_register(&xd->eng);
 	if (ret)
 		goto err_vqs;
