@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The measurement: AF_ALG through libkcapi, one socket per thread sharing
+ * one key, synchronous requests or up to CB_MAX_QDEPTH AIO requests in
+ * flight, zero-copy (vmsplice) or cryptsetup's copy mode (sendmsg).
+ */
+#include <errno.h>
+#include <kcapi.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cryptbench.h"
+
+#ifndef AF_ALG
+#define AF_ALG 38
+#endif
+
+#define CB_MAX_IV 64
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int cb_afalg_check(struct cb_error *err)
+{
+	int fd = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno == EACCES || errno == EPERM)
+		cb_error_set(err, CB_EXIT_PERM,
+			     "AF_ALG socket: permission denied: run as root or allow AF_ALG sockets for this user");
+	else
+		cb_error_set(err, CB_EXIT_NO_AFALG,
+			     "AF_ALG not available: run `modprobe af_alg algif_skcipher`");
+	return -1;
+}
+
+void cb_afalg_error(int rc, const char *alg, const char *what,
+		    const struct cb_alg_list *procs, struct cb_error *err)
+{
+	switch (rc) {
+	case -ENOENT:
+		if (procs && cb_alg_known(procs, alg))
+			cb_error_set(err, CB_EXIT_NO_AFALG,
+				     "AF_ALG skcipher interface not available for %s: run `modprobe algif_skcipher`",
+				     alg);
+		else
+			cb_error_set(err, CB_EXIT_CIPHER,
+				     "unknown cipher or driver '%s': see /proc/crypto or load its module",
+				     alg);
+		break;
+	case -EAFNOSUPPORT:
+	case -EOPNOTSUPP:
+		cb_error_set(err, CB_EXIT_NO_AFALG,
+			     "AF_ALG not available: run `modprobe af_alg algif_skcipher`");
+		break;
+	case -EPROTONOSUPPORT:
+		/* libkcapi asks NETLINK_CRYPTO for the cipher's sizes. */
+		cb_error_set(err, CB_EXIT_NO_AFALG,
+			     "kernel crypto user interface not available: run `modprobe crypto_user`");
+		break;
+	case -EACCES:
+	case -EPERM:
+		cb_error_set(err, CB_EXIT_PERM,
+			     "%s %s: permission denied: run as root", what, alg);
+		break;
+	case -EINVAL:
+		if (!strcmp(what, "setkey")) {
+			cb_error_set(err, CB_EXIT_CIPHER,
+				     "invalid key size for %s: the kernel rejected the key, see min/max keysize in /proc/crypto",
+				     alg);
+			break;
+		}
+		/* fall through */
+	default:
+		cb_error_set(err, CB_EXIT_RUNTIME, "%s %s failed: %s: check dmesg",
+			     what, alg, strerror(rc < 0 ? -rc : rc));
+		break;
+	}
+}
+
+/* A random key in locked memory, set on the handle, then wiped. */
+static int set_random_key(struct kcapi_handle *h, unsigned int key_bytes)
+{
+	uint8_t key[512] = { 0 };
+	size_t got = 0;
+	int rc;
+
+	if (key_bytes > sizeof(key))
+		return -EINVAL;
+	if (mlock(key, sizeof(key)))
+		return -errno;
+	while (got < key_bytes) {
+		ssize_t n = getrandom(key + got, key_bytes - got, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			goto out;
+		}
+		got += (size_t)n;
+	}
+	rc = kcapi_cipher_setkey(h, key, key_bytes);
+	if (rc > 0)
+		rc = 0;
+out:
+	explicit_bzero(key, sizeof(key));
+	munlock(key, sizeof(key));
+	return rc;
+}
+
+int cb_probe(const char *alg, unsigned int key_bytes,
+	     const struct cb_alg_list *procs, struct cb_error *err)
+{
+	struct kcapi_handle *h = NULL;
+	int rc;
+
+	rc = kcapi_cipher_init(&h, alg, 0);
+	if (rc) {
+		cb_afalg_error(rc, alg, "AF_ALG bind", procs, err);
+		return -1;
+	}
+	rc = set_random_key(h, key_bytes);
+	kcapi_cipher_destroy(h);
+	if (rc) {
+		cb_afalg_error(rc, alg, "setkey", procs, err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Start gate: workers warm up, report ready, and wait for one start. */
+struct shared {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned int ready;
+	bool go;
+	bool abort;
+	double deadline;
+	double warm_seconds;
+	bool encrypt;
+};
+
+struct worker {
+	struct kcapi_handle *h;
+	const struct cb_job *job;
+	struct shared *sh;
+	uint8_t *buf;
+	struct iovec in[CB_MAX_QDEPTH];
+	struct iovec out[CB_MAX_QDEPTH];
+	uint8_t iv[CB_MAX_IV];
+	uint64_t bytes;
+	int rc;
+	pthread_t tid;
+};
+
+static int one_op(struct worker *w, bool encrypt)
+{
+	const struct cb_job *j = w->job;
+	int access = j->zero_copy ? KCAPI_ACCESS_VMSPLICE : KCAPI_ACCESS_SENDMSG;
+	size_t want = j->request_size * j->queue_depth;
+	ssize_t r;
+
+	if (j->queue_depth == 1) {
+		if (encrypt)
+			r = kcapi_cipher_encrypt(w->h, w->buf, j->request_size,
+						 w->iv, w->buf, j->request_size,
+						 access);
+		else
+			r = kcapi_cipher_decrypt(w->h, w->buf, j->request_size,
+						 w->iv, w->buf, j->request_size,
+						 access);
+	} else {
+		unsigned int i;
+
+		/* libkcapi may consume the vectors: set them up every time. */
+		for (i = 0; i < j->queue_depth; i++) {
+			w->in[i].iov_base = w->buf + i * j->request_size;
+			w->in[i].iov_len = j->request_size;
+			w->out[i] = w->in[i];
+		}
+		if (encrypt)
+			r = kcapi_cipher_encrypt_aio(w->h, w->in, w->out,
+						     j->queue_depth, w->iv,
+						     access);
+		else
+			r = kcapi_cipher_decrypt_aio(w->h, w->in, w->out,
+						     j->queue_depth, w->iv,
+						     access);
+	}
+	if (r < 0)
+		return (int)r;
+	if ((size_t)r != want)
+		return -EIO;
+	w->bytes += want;
+	return 0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct shared *sh = w->sh;
+	double end = now_s() + sh->warm_seconds;
+
+	/* Warm-up: fault in buffers, pipes, the tfm and caches. */
+	w->bytes = 0;
+	do {
+		w->rc = one_op(w, sh->encrypt);
+	} while (!w->rc && now_s() < end);
+	w->bytes = 0;
+
+	pthread_mutex_lock(&sh->lock);
+	sh->ready++;
+	pthread_cond_broadcast(&sh->cond);
+	while (!sh->go)
+		pthread_cond_wait(&sh->cond, &sh->lock);
+	pthread_mutex_unlock(&sh->lock);
+	while (!w->rc && !sh->abort && now_s() < sh->deadline)
+		w->rc = one_op(w, sh->encrypt);
+	return NULL;
+}
+
+static int read_engine(const struct cb_job *job, uint64_t *bytes)
+{
+	if (!job->offload_dir)
+		return -ENOENT;
+	return cb_offload_counter(job->offload_dir, "bytes", bytes);
+}
+
+static int run_phase(const struct cb_job *job, struct worker *ws, bool encrypt,
+		     struct cb_sample *s, struct cb_error *err)
+{
+	struct shared sh;
+	uint64_t e0 = 0, e1 = 0;
+	double c0 = 0, c1 = 0, t0, t1;
+	bool have_cpu, have_engine;
+	unsigned int i, started = 0;
+	int rc = 0;
+
+	memset(s, 0, sizeof(*s));
+	memset(&sh, 0, sizeof(sh));
+	sh.encrypt = encrypt;
+	sh.warm_seconds = job->seconds / 10;
+	if (sh.warm_seconds < 0.02)
+		sh.warm_seconds = 0.02;
+	if (sh.warm_seconds > 0.25)
+		sh.warm_seconds = 0.25;
+	pthread_mutex_init(&sh.lock, NULL);
+	pthread_cond_init(&sh.cond, NULL);
+	for (i = 0; i < job->threads; i++) {
+		ws[i].sh = &sh;
+		ws[i].rc = 0;
+		if (pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]))
+			break;
+		started++;
+	}
+	if (started < job->threads) {
+		cb_error_set(err, CB_EXIT_RUNTIME,
+			     "cannot start %u threads: reduce --threads",
+			     job->threads);
+		sh.abort = true;
+		rc = -1;
+	}
+	pthread_mutex_lock(&sh.lock);
+	while (sh.ready < started)
+		pthread_cond_wait(&sh.cond, &sh.lock);
+	have_engine = read_engine(job, &e0) == 0;
+	have_cpu = cb_cpu_busy_seconds(NULL, &c0) == 0;
+	t0 = now_s();
+	sh.deadline = t0 + job->seconds;
+	sh.go = true;
+	pthread_cond_broadcast(&sh.cond);
+	pthread_mutex_unlock(&sh.lock);
+	for (i = 0; i < started; i++)
+		pthread_join(ws[i].tid, NULL);
+	t1 = now_s();
+	have_cpu = have_cpu && cb_cpu_busy_seconds(NULL, &c1) == 0;
+	have_engine = have_engine && read_engine(job, &e1) == 0;
+	pthread_cond_destroy(&sh.cond);
+	pthread_mutex_destroy(&sh.lock);
+	if (rc)
+		return rc;
+
+	for (i = 0; i < job->threads; i++) {
+		if (ws[i].rc) {
+			cb_afalg_error(ws[i].rc, job->alg,
+				       encrypt ? "encryption with" : "decryption with",
+				       NULL, err);
+			return -1;
+		}
+		s->bytes += ws[i].bytes;
+	}
+	s->seconds = t1 - t0;
+	s->cpu_seconds = have_cpu ? c1 - c0 : -1.0;
+	s->has_engine = have_engine;
+	s->engine_bytes = have_engine && e1 >= e0 ? e1 - e0 : 0;
+	return 0;
+}
+
+int cb_measure(const struct cb_job *job, struct cb_sample *enc,
+	       struct cb_sample *dec, const struct cb_alg_list *procs,
+	       struct cb_error *err)
+{
+	uint32_t flags = job->queue_depth > 1 ? KCAPI_INIT_AIO : 0;
+	long page = sysconf(_SC_PAGESIZE);
+	struct worker *ws;
+	size_t buflen;
+	unsigned int i, ivsize, bs;
+	int rc, ret = -1;
+
+	if (job->threads < 1 || job->threads > CB_MAX_THREADS ||
+	    job->queue_depth < 1 || job->queue_depth > CB_MAX_QDEPTH ||
+	    job->request_size == 0) {
+		cb_error_set(err, CB_EXIT_USAGE, "invalid measurement parameters: see --help");
+		return -1;
+	}
+	ws = calloc(job->threads, sizeof(*ws));
+	if (!ws) {
+		cb_error_set(err, CB_EXIT_RUNTIME, "out of memory: reduce --threads");
+		return -1;
+	}
+	rc = kcapi_cipher_init(&ws[0].h, job->alg, flags);
+	if (rc) {
+		ws[0].h = NULL;
+		cb_afalg_error(rc, job->alg, "AF_ALG bind", procs, err);
+		goto out;
+	}
+	rc = set_random_key(ws[0].h, job->key_bytes);
+	if (rc) {
+		cb_afalg_error(rc, job->alg, "setkey", procs, err);
+		goto out;
+	}
+	ivsize = kcapi_cipher_ivsize(ws[0].h);
+	bs = kcapi_cipher_blocksize(ws[0].h);
+	if (ivsize > CB_MAX_IV) {
+		cb_error_set(err, CB_EXIT_CIPHER, "IV of %s too large: not a disk cipher", job->alg);
+		goto out;
+	}
+	if (bs == 0 || job->request_size % bs) {
+		cb_error_set(err, CB_EXIT_USAGE,
+			     "request size %zu is not a multiple of the %u-byte block of %s: change --request-size",
+			     job->request_size, bs, job->alg);
+		goto out;
+	}
+	for (i = 1; i < job->threads; i++) {
+		/* New socket on the same tfm: same key, parallel requests. */
+		rc = kcapi_handle_reinit(&ws[i].h, ws[0].h, flags);
+		if (rc) {
+			ws[i].h = NULL;
+			cb_afalg_error(rc, job->alg, "AF_ALG accept", procs, err);
+			goto out;
+		}
+	}
+	buflen = job->request_size * job->queue_depth;
+	for (i = 0; i < job->threads; i++) {
+		void *p = NULL;
+
+		ws[i].job = job;
+		if (posix_memalign(&p, (size_t)page, buflen)) {
+			cb_error_set(err, CB_EXIT_RUNTIME,
+				     "out of memory for %zu-byte buffers: reduce --threads, --queue-depth or --request-size",
+				     buflen);
+			goto out;
+		}
+		ws[i].buf = p;
+		memset(ws[i].buf, 0x5a, buflen);
+		if (ivsize && getrandom(ws[i].iv, ivsize, 0) != (ssize_t)ivsize) {
+			cb_error_set(err, CB_EXIT_RUNTIME, "getrandom failed: check the kernel's RNG");
+			goto out;
+		}
+	}
+	if (run_phase(job, ws, true, enc, err))
+		goto out;
+	if (run_phase(job, ws, false, dec, err))
+		goto out;
+	ret = 0;
+out:
+	for (i = 0; i < job->threads; i++) {
+		free(ws[i].buf);
+		if (ws[i].h)
+			kcapi_cipher_destroy(ws[i].h);
+	}
+	free(ws);
+	return ret;
+}

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cryptbench as a program: exit codes, one-line errors, and every option
+ * in --help and in the man page. Arguments: the cryptbench binary and the
+ * man page source.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cryptbench.h"
+
+#ifndef AF_ALG
+#define AF_ALG 38
+#endif
+
+static const char *binary;
+static const char *manpage;
+
+static const char *const long_options[] = {
+	"--cipher", "--key", "--driver", "--all-drivers", "--request-size",
+	"--threads", "--queue-depth", "--time", "--repeat",
+	"--compare-cryptsetup", "--copy", "--json", "--csv", "--help",
+	"--version",
+};
+
+static char *slurp_fd(int fd)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	ssize_t n;
+
+	assert_non_null(buf);
+	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += (size_t)n;
+		if (cap - len < 2) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+/* Run cryptbench with args; returns the exit status, captures output. */
+static int run(char **out, char **err, const char *const *args)
+{
+	int po[2], pe[2], status;
+	const char *argv[32];
+	size_t i;
+	pid_t pid;
+
+	argv[0] = binary;
+	for (i = 0; args[i]; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	assert_int_equal(pipe(po), 0);
+	assert_int_equal(pipe(pe), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		close(po[0]);
+		close(pe[0]);
+		execv(binary, (char *const *)argv);
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	*out = slurp_fd(po[0]);
+	*err = slurp_fd(pe[0]);
+	close(po[0]);
+	close(pe[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+#define RUN(o, e, ...) run(o, e, (const char *const[]){ __VA_ARGS__, NULL })
+
+static void assert_one_error_line(const char *err)
+{
+	const char *nl = strchr(err, '\n');
+
+	assert_memory_equal(err, "cryptbench: ", 12);
+	/* exactly one line, no progress escapes in a pipe */
+	assert_non_null(nl);
+	assert_string_equal(nl + 1, "");
+	assert_null(strchr(err, '\033'));
+}
+
+static void test_help_lists_every_option(void **state)
+{
+	char *out, *err;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(RUN(&out, &err, "--help"), CB_EXIT_OK);
+	for (i = 0; i < sizeof(long_options) / sizeof(long_options[0]); i++)
+		assert_non_null(strstr(out, long_options[i]));
+	assert_string_equal(err, "");
+	free(out);
+	free(err);
+}
+
+static void test_manpage_lists_every_option(void **state)
+{
+	FILE *f = fopen(manpage, "r");
+	char *text;
+	size_t i;
+
+	(void)state;
+	assert_non_null(f);
+	text = slurp_fd(fileno(f));
+	fclose(f);
+	for (i = 0; i < sizeof(long_options) / sizeof(long_options[0]); i++)
+		assert_non_null(strstr(text, long_options[i]));
+	/* the exit codes are documented */
+	assert_non_null(strstr(text, "EXIT STATUS"));
+	free(text);
+}
+
+static void test_version(void **state)
+{
+	char *out, *err;
+
+	(void)state;
+	assert_int_equal(RUN(&out, &err, "--version"), CB_EXIT_OK);
+	assert_memory_equal(out, "cryptbench (fdekit) ", 20);
+	free(out);
+	free(err);
+}
+
+static void test_usage_exit(void **state)
+{
+	char *out, *err;
+
+	(void)state;
+	assert_int_equal(RUN(&out, &err, "--bogus"), CB_EXIT_USAGE);
+	assert_one_error_line(err);
+	assert_string_equal(out, "");
+	free(out);
+	free(err);
+	assert_int_equal(RUN(&out, &err, "-c", "aes-xts", "--threads", "0"), CB_EXIT_USAGE);
+	assert_one_error_line(err);
+	free(out);
+	free(err);
+	assert_int_equal(RUN(&out, &err, "--all-drivers"), CB_EXIT_USAGE);
+	assert_one_error_line(err);
+	free(out);
+	free(err);
+}
+
+static void test_key_size_exit(void **state)
+{
+	char *out, *err;
+
+	(void)state;
+	assert_int_equal(RUN(&out, &err, "--cipher", "aes-xts", "--key", "128"), CB_EXIT_CIPHER);
+	assert_one_error_line(err);
+	assert_non_null(strstr(err, "256, 384, 512"));
+	free(out);
+	free(err);
+	assert_int_equal(RUN(&out, &err, "--cipher", "aes"), CB_EXIT_CIPHER);
+	assert_one_error_line(err);
+	free(out);
+	free(err);
+}
+
+static void test_afalg_exit(void **state)
+{
+	int fd = socket(AF_ALG, SOCK_SEQPACKET, 0);
+	char *out, *err;
+	int rc;
+
+	(void)state;
+	rc = RUN(&out, &err, "--cipher", "aes-xts", "--key", "256", "--time",
+		 "0.05", "--request-size", "4096");
+	if (fd < 0) {
+		/* this kernel has no AF_ALG: exit 3 naming the modprobe */
+		assert_int_equal(rc, CB_EXIT_NO_AFALG);
+		assert_one_error_line(err);
+		assert_non_null(strstr(err, "modprobe"));
+		assert_string_equal(out, "");
+	} else {
+		close(fd);
+		assert_int_equal(rc, CB_EXIT_OK);
+		assert_non_null(strstr(out, "aes-xts"));
+	}
+	free(out);
+	free(err);
+}
+
+int main(int argc, char *argv[])
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_help_lists_every_option),
+		cmocka_unit_test(test_manpage_lists_every_option),
+		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_usage_exit),
+		cmocka_unit_test(test_key_size_exit),
+		cmocka_unit_test(test_afalg_exit),
+	};
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s CRYPTBENCH MANPAGE.scd\n", argv[0]);
+		return 2;
+	}
+	binary = argv[1];
+	manpage = argv[2];
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
