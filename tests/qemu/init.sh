@@ -19,6 +19,8 @@ mount -t tmpfs tmpfs /run
 mkdir -p /run/cryptsetup /run/lock
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 modprobe configfs 2>/dev/null
+# virtio transport and disks (modules on 6.1); nothing binds virtio-crypto.
+modprobe -a virtio_pci virtio_blk 2>/dev/null
 mount -t configfs configfs /sys/kernel/config 2>/dev/null
 
 # The first console line shares a line with the firmware's last words.

@@ -304,6 +304,19 @@ def boot(args, kver, kernel, initrd, workdir, scripts, tools, rebuilt, built):
 	timed_out = False
 	deadline = t0 + args.timeout
 
+	last = {'text': None, 'repeats': 0}
+
+	def show(text):
+		if args.plain:
+			print(text, file=sys.stderr, flush=True)
+		else:
+			tap.diag('| ' + text)
+
+	def flush_repeats():
+		if last['repeats']:
+			show(f'(last line repeated {last["repeats"]} more times)')
+		last['repeats'] = 0
+
 	def console_line(text):
 		text = ANSI.sub('', text).replace('\r', '')
 		console_log.write(text + '\n')
@@ -311,10 +324,13 @@ def boot(args, kver, kernel, initrd, workdir, scripts, tools, rebuilt, built):
 			return
 		if KERNEL_TROUBLE.search(text):
 			trouble.append(text.strip())
-		if args.plain:
-			print(text, file=sys.stderr, flush=True)
-		else:
-			tap.diag('| ' + text)
+		# Collapse runs of one line (a device model complaining per request).
+		if text == last['text']:
+			last['repeats'] += 1
+			return
+		flush_repeats()
+		last['text'] = text
+		show(text)
 
 	def tap_line(text):
 		tap.line(ANSI.sub('', text).replace('\r', ''))
@@ -335,6 +351,7 @@ def boot(args, kver, kernel, initrd, workdir, scripts, tools, rebuilt, built):
 			while b'\n' in bufs[fd]:
 				raw, bufs[fd] = bufs[fd].split(b'\n', 1)
 				handlers[fd](raw.decode(errors='replace'))
+	flush_repeats()
 	if timed_out:
 		os.killpg(qemu.pid, signal.SIGKILL)
 	rc = qemu.wait()

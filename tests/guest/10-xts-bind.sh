@@ -1,0 +1,41 @@
+#!/bin/sh
+# xts_offload loads, binds the virtio-crypto device, and passes the kernel's
+# self-tests with every request on the engine (threshold=0).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/xts-lib.sh"
+plan 9
+
+check "prerequisite modules load (aesni_intel, xts, algif_skcipher, dm_crypt)" xo_prereqs
+if xo_loaded; then
+	not_ok "xts_offload is not loaded before the test"
+else
+	ok "xts_offload is not loaded before the test"
+fi
+vdev=$(xo_vdev)
+result "a virtio-crypto device (virtio ID 20) is present" $?
+[ -n "$vdev" ] || bail "no virtio-crypto device: check the harness's qemu command"
+diag "virtio-crypto device: $vdev at PCI $(xo_pci_bdf)"
+
+check "modprobe xts_offload threshold=0" modprobe xts_offload threshold=0
+[ -d "$XO_SYS" ] || bail "module did not load"
+if [ -e "$XO_DRV/$vdev" ]; then
+	ok "$vdev is bound to xts_offload ($XO_DRV/$vdev)"
+else
+	not_ok "$vdev is bound to xts_offload"
+	diag "driver of $vdev: $(readlink "/sys/bus/virtio/devices/$vdev/driver")"
+fi
+expect_eq "per-device counters exist for $vdev" yes \
+	"$([ -r "/sys/bus/virtio/devices/$vdev/xts_offload/requests" ] && echo yes)"
+
+expect_eq "/proc/crypto: xts-aes-offload selftest passed" passed \
+	"$(crypto_field xts-aes-offload selftest)"
+# The self-tests ran with the device bound: the engine computed them.
+expect_ge "the engine ran the self-test requests (requests counter)" \
+	"$(xo_total requests)" 1
+
+# dm-crypt asks for "xts(aes)": the highest priority driver wins.
+best=$(awk '/^name/ { n = $3 } /^driver/ { d = $3 } /^priority/ && n == "xts(aes)" {
+	if ($3 > max) { max = $3; drv = d } } END { print drv }' /proc/crypto)
+expect_eq "xts-aes-offload has the highest xts(aes) priority" xts-aes-offload "$best"
+grep -A4 'xts(aes)' /proc/crypto | grep -E 'driver|priority' | paste - - | sed 's/^/# /'
+done_testing

@@ -1,0 +1,61 @@
+#!/bin/sh
+# dm-crypt aes-xts-plain64 (plain mode, 256/512-bit keys, 512/4096-byte
+# sectors) on a ramdisk uses xts-aes-offload, the engine does the work, and
+# the raw ciphertext equals OpenSSL's AES-XTS on the host.
+# harness: disk scratch 36M
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/xts-lib.sh"
+plan 30
+
+MIB=1048576
+DATA_MIB=4
+# Scratch disk layout, per case i: plaintext at i*8 MiB, ciphertext at
+# i*8+4 MiB; the keys at 32 MiB + i*4 KiB. The host compares them.
+check "xts_offload loaded with threshold=0" xo_ensure 0
+scratch=$(disk_by_serial scratch)
+result "scratch disk for the host post-check is present ($scratch)" $?
+[ -n "$scratch" ] || bail "no scratch disk"
+
+i=0
+for bits in 256 512; do
+	for sector in 512 4096; do
+		name="aes-xts-plain64 ${bits}-bit key, ${sector}-byte sectors"
+		new_key /tmp/key $((bits / 8))
+		ramdisk 8 || bail "cannot create /dev/ram0"
+		ref0=$(crypto_field xts-aes-offload refcnt)
+		check "$name: cryptsetup open (key from stdin)" \
+			xts_open xts0 /dev/ram0 /tmp/key $bits $sector
+		ref1=$(crypto_field xts-aes-offload refcnt)
+		expect_ge "$name: the mapping holds xts-aes-offload (/proc/crypto refcnt $ref0 -> $ref1)" \
+			"$ref1" $((ref0 + 1))
+		dmsetup table xts0 | sed 's/^/# /'
+
+		random_file /tmp/plain $DATA_MIB
+		req0=$(xo_total requests)
+		byt0=$(xo_total bytes)
+		dd if=/tmp/plain of=/dev/mapper/xts0 bs=64k oflag=direct conv=fsync 2>/dev/null
+		result "$name: write ${DATA_MIB} MiB without I/O error" $?
+		req1=$(xo_total requests)
+		byt1=$(xo_total bytes)
+		diag "engine: +$((req1 - req0)) requests, +$((byt1 - byt0)) bytes"
+		expect_ge "$name: the engine encrypted every sector (requests +$((req1 - req0)))" \
+			$((req1 - req0)) $((DATA_MIB * MIB / sector))
+		check "$name: reads back the same data" readback_equal xts0 /tmp/plain
+		check "$name: cryptsetup close" xts_close xts0
+
+		drop_caches
+		dd if=/tmp/plain of="$scratch" bs=1M seek=$((i * 8)) conv=fsync 2>/dev/null &&
+		dd if=/dev/ram0 of="$scratch" bs=1M count=$DATA_MIB seek=$((i * 8 + 4)) conv=fsync 2>/dev/null &&
+		dd if=/tmp/key of="$scratch" bs=4096 seek=$((8192 + i)) conv=fsync 2>/dev/null ||
+			diag "copying case $i to the scratch disk failed"
+		postcheck "$name: raw ciphertext equals OpenSSL AES-XTS plain64" \
+			xts-ref check --key "@disk:scratch:$((32 * MIB + i * 4096))" \
+			--key-bytes $((bits / 8)) --sector-size $sector \
+			--plain "@disk:scratch:$((i * 8 * MIB))" \
+			--cipher "@disk:scratch:$((i * 8 * MIB + DATA_MIB * MIB))" \
+			--bytes $((DATA_MIB * MIB))
+		i=$((i + 1))
+	done
+done
+rm -f /tmp/key
+done_testing

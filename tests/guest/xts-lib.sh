@@ -1,0 +1,153 @@
+# xts-lib.sh: helpers for the xts_offload guest tests (sourced after lib.sh).
+# Interface under test: Documentation/xts-offload.md.
+
+XO_SYS=/sys/kernel/xts_offload
+XO_DRV=/sys/bus/virtio/drivers/xts_offload
+XO_PARAM=/sys/module/xts_offload/parameters
+VIRTIO_ID_CRYPTO=0x0014
+
+# Modules the tests rely on, loaded before xts_offload so that its fallback
+# finds the x86 driver, and the reference driver is there to compare with.
+xo_prereqs() {
+	modprobe -a aesni_intel xts algif_skcipher crypto_user dm_crypt >&2
+}
+
+xo_loaded() {
+	grep -q '^xts_offload ' /proc/modules
+}
+
+# xo_load [PARAM=VALUE...]: (re)load the module with these parameters.
+xo_load() {
+	xo_prereqs || return 1
+	if xo_loaded; then
+		rmmod xts_offload >&2 || return 1
+	fi
+	modprobe xts_offload "$@" >&2
+}
+
+# xo_ensure THRESHOLD: the module is loaded and uses THRESHOLD.
+xo_ensure() {
+	if xo_loaded; then
+		echo "$1" >"$XO_PARAM/threshold"
+	else
+		xo_load threshold="$1"
+	fi
+}
+
+xo_total() {
+	cat "$XO_SYS/stats/$1"
+}
+
+# xo_vdev: name (virtioN) of the virtio-crypto device, if there is one.
+xo_vdev() {
+	for _d in /sys/bus/virtio/devices/virtio*; do
+		[ -r "$_d/device" ] || continue
+		if [ "$(cat "$_d/device")" = "$VIRTIO_ID_CRYPTO" ]; then
+			echo "${_d##*/}"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# xo_bound: the virtio-crypto device is bound to xts_offload.
+xo_bound() {
+	_v=$(xo_vdev) || return 1
+	[ -e "$XO_DRV/$_v" ]
+}
+
+# xo_dev_counter NAME: the counter of the bound device.
+xo_dev_counter() {
+	_v=$(xo_vdev) || return 1
+	cat "/sys/bus/virtio/devices/$_v/xts_offload/$1"
+}
+
+# xo_pci_bdf: PCI address of the virtio-crypto device.
+xo_pci_bdf() {
+	_v=$(xo_vdev) || return 1
+	_p=$(readlink -f "/sys/bus/virtio/devices/$_v/..")
+	echo "${_p##*/}"
+}
+
+# crypto_field DRIVER FIELD: a field of DRIVER's entry in /proc/crypto.
+crypto_field() {
+	awk -v drv="$1" -v field="$2" '
+		/^name/ { found = 0 }
+		$1 == "driver" && $3 == drv { found = 1 }
+		found && $1 == field { print $3; exit }
+	' /proc/crypto
+}
+
+# Everything read back must come from the device, not the page cache.
+drop_caches() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+}
+
+# ramdisk SIZE_MIB: (re)create /dev/ram0 of SIZE_MIB, zeroed.
+ramdisk() {
+	if grep -q '^brd ' /proc/modules; then
+		rmmod brd >&2 || return 1
+	fi
+	modprobe brd rd_nr=1 rd_size=$(($1 * 1024)) >&2 && [ -b /dev/ram0 ]
+}
+
+# random_file PATH SIZE_MIB
+random_file() {
+	dd if=/dev/urandom of="$1" bs=1M count="$2" 2>/dev/null
+}
+
+# new_key PATH BYTES: a fresh random key in a file (never on argv).
+new_key() {
+	dd if=/dev/urandom of="$1" bs="$2" count=1 2>/dev/null
+}
+
+# xts_open NAME DEVICE KEYFILE KEY_BITS SECTOR_SIZE
+# Plain dm-crypt, aes-xts-plain64, the key read from stdin; "--hash plain"
+# makes the key file's bytes the volume key as they are.
+xts_open() {
+	cryptsetup open --type plain --cipher aes-xts-plain64 --hash plain \
+		--key-size "$4" --sector-size "$5" --key-file - "$2" "$1" <"$3" >&2
+}
+
+xts_close() {
+	cryptsetup close "$1" >&2
+}
+
+# readback_equal MAPPING FILE: the first size(FILE) bytes read from the
+# mapping (after dropping caches) equal FILE. FILE is a multiple of 64 KiB.
+readback_equal() {
+	_n=$(stat -c %s "$2")
+	drop_caches
+	dd if="/dev/mapper/$1" bs=64k count=$((_n / 65536)) 2>/dev/null | cmp "$2" - >&2
+}
+
+# write_verify MAPPING FILE: write FILE through the mapping (direct I/O,
+# fsync: an I/O error fails dd), read it back and compare.
+write_verify() {
+	if ! dd if="$2" of="/dev/mapper/$1" bs=64k oflag=direct conv=fsync 2>/dev/null; then
+		echo "write_verify: writing $2 to $1 failed" >&2
+		return 1
+	fi
+	if ! readback_equal "$1" "$2"; then
+		echo "write_verify: $1 reads back different data" >&2
+		return 1
+	fi
+}
+
+# wait_until SECONDS CMD [ARGS...]: poll CMD every 0.1 s until it succeeds;
+# fails when SECONDS pass first. For events with no notification in sysfs.
+wait_until() {
+	_left=$(($1 * 10))
+	shift
+	while ! "$@" 2>/dev/null; do
+		_left=$((_left - 1))
+		[ "$_left" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+# counter_above NAME VALUE: the total counter NAME exceeds VALUE.
+counter_above() {
+	[ "$(xo_total "$1")" -gt "$2" ]
+}
