@@ -100,6 +100,23 @@ static struct kcapi_handle *open_driver(const char *name)
 	return h;
 }
 
+/*
+ * A handle keyed with KEY. AF_ALG refuses a new key once an operation
+ * socket exists (EBUSY), so every key gets a fresh handle. Returns the
+ * setkey error (0: accepted) or EXIT_NODRIVER's negative marker.
+ */
+#define NO_DRIVER (-100000)
+static int keyed(struct kcapi_handle **h, const char *name, const uint8_t *key,
+		 size_t klen)
+{
+	if (*h)
+		kcapi_cipher_destroy(*h);
+	*h = open_driver(name);
+	if (!*h)
+		return NO_DRIVER;
+	return kcapi_cipher_setkey(*h, key, (uint32_t)klen);
+}
+
 /* Simple contiguous one-shot operation: the reference path. */
 static int oneshot(struct kcapi_handle *h, bool enc, const uint8_t *in,
 		   size_t len, const uint8_t *iv, uint8_t *out)
@@ -177,12 +194,10 @@ static int fancy(struct kcapi_handle *h, bool enc, const uint8_t *in,
 
 static int cmd_vectors(const char *driver)
 {
-	struct kcapi_handle *h = open_driver(driver);
+	struct kcapi_handle *h = NULL;
 	uint8_t key[64], iv[XTS_IV_SIZE], pt[512], ct[512], out[512];
 	int bad = 0;
 
-	if (!h)
-		return EXIT_NODRIVER;
 	for (size_t i = 0; i < sizeof(ieee1619_vectors) / sizeof(ieee1619_vectors[0]); i++) {
 		const struct xts_vector *v = &ieee1619_vectors[i];
 		size_t klen = unhex(v->key, key, sizeof(key));
@@ -191,7 +206,9 @@ static int cmd_vectors(const char *driver)
 
 		unhex(v->iv, iv, sizeof(iv));
 		unhex(v->ctext, ct, sizeof(ct));
-		ret = kcapi_cipher_setkey(h, key, (uint32_t)klen);
+		ret = keyed(&h, driver, key, klen);
+		if (ret == NO_DRIVER)
+			return EXIT_NODRIVER;
 		if (ret) {
 			fprintf(stderr, "%s: setkey failed: %s\n", v->name, strerror(-ret));
 			bad++;
@@ -212,7 +229,8 @@ static int cmd_vectors(const char *driver)
 			bad++;
 		}
 	}
-	kcapi_cipher_destroy(h);
+	if (h)
+		kcapi_cipher_destroy(h);
 	printf("# %s: %zu IEEE 1619 vectors, %d failed\n", driver,
 	       sizeof(ieee1619_vectors) / sizeof(ieee1619_vectors[0]), bad);
 	return bad ? EXIT_MISMATCH : EXIT_OK;
@@ -222,17 +240,12 @@ static int cmd_compare(const char *driver, const char *reference,
 		       unsigned long iterations, size_t only_klen)
 {
 	static const size_t klens[] = { 32, 48, 64 };
-	struct kcapi_handle *h = open_driver(driver);
-	struct kcapi_handle *r = open_driver(reference);
+	struct kcapi_handle *h = NULL, *r = NULL;
 	uint8_t *pt = malloc(MAX_LEN + SLACK), *ref = malloc(MAX_LEN);
 	uint8_t *buf = malloc(MAX_LEN + SLACK), *back = malloc(MAX_LEN + SLACK);
 	unsigned long bad = 0, inplace = 0;
 	int ret = EXIT_OK;
 
-	if (!h || !r) {
-		ret = EXIT_NODRIVER;
-		goto out;
-	}
 	if (!pt || !ref || !buf || !back) {
 		fprintf(stderr, "xts-afalg: out of memory\n");
 		ret = EXIT_USAGE;
@@ -253,8 +266,13 @@ static int cmd_compare(const char *driver, const char *reference,
 		rnd_fill(key, klen);
 		rnd_fill(iv, sizeof(iv));
 		rnd_fill(src, len);
-		if (kcapi_cipher_setkey(h, key, (uint32_t)klen) ||
-		    kcapi_cipher_setkey(r, key, (uint32_t)klen)) {
+		e1 = keyed(&r, reference, key, klen);
+		e2 = keyed(&h, driver, key, klen);
+		if (e1 == NO_DRIVER || e2 == NO_DRIVER) {
+			ret = EXIT_NODRIVER;
+			goto out;
+		}
+		if (e1 || e2) {
 			fprintf(stderr, "iteration %lu: setkey(%zu bytes) failed\n",
 				i, klen);
 			bad++;
@@ -309,18 +327,10 @@ static int cmd_keys(const char *driver, const char *reference)
 {
 	/* Valid XTS key sizes, then invalid ones (odd, bad AES half sizes). */
 	static const size_t klens[] = { 32, 48, 64, 16, 33, 40, 63, 96 };
-	struct kcapi_handle *h = open_driver(driver);
-	struct kcapi_handle *r = open_driver(reference);
+	struct kcapi_handle *h = NULL, *r = NULL;
 	uint8_t key[96], iv[XTS_IV_SIZE], pt[512], c1[512], c2[512];
 	int bad = 0;
 
-	if (!h || !r) {
-		if (h)
-			kcapi_cipher_destroy(h);
-		if (r)
-			kcapi_cipher_destroy(r);
-		return EXIT_NODRIVER;
-	}
 	rnd_fill(pt, sizeof(pt));
 	rnd_fill(iv, sizeof(iv));
 	for (size_t k = 0; k < sizeof(klens) / sizeof(klens[0]); k++) {
@@ -331,8 +341,12 @@ static int cmd_keys(const char *driver, const char *reference)
 			rnd_fill(key, klen);
 			if (weak)	/* key1 == key2 */
 				memcpy(key + klen / 2, key, klen / 2);
-			e1 = kcapi_cipher_setkey(r, key, (uint32_t)klen);
-			e2 = kcapi_cipher_setkey(h, key, (uint32_t)klen);
+			e1 = keyed(&r, reference, key, klen);
+			e2 = keyed(&h, driver, key, klen);
+			if (e1 == NO_DRIVER || e2 == NO_DRIVER) {
+				bad = -1;
+				goto out;
+			}
 			printf("# key %zu bytes%s: %s %s, %s %s\n", klen,
 			       weak ? " (key1 == key2)" : "", reference,
 			       e1 ? "rejects" : "accepts", driver,
@@ -355,8 +369,13 @@ static int cmd_keys(const char *driver, const char *reference)
 			}
 		}
 	}
-	kcapi_cipher_destroy(h);
-	kcapi_cipher_destroy(r);
+out:
+	if (h)
+		kcapi_cipher_destroy(h);
+	if (r)
+		kcapi_cipher_destroy(r);
+	if (bad < 0)
+		return EXIT_NODRIVER;
 	return bad ? EXIT_MISMATCH : EXIT_OK;
 }
 
