@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * lib/opal: the TCG Storage protocol (Core Spec 2.01, Opal SSC 2.01).
+ *
+ * Layers, bottom to top:
+ *   transport  (struct opal_transport_ops: IF-SEND / IF-RECV, or kernel ioctls)
+ *   stream     (token encoder/decoder, ComPacket/Packet/SubPacket framing)
+ *   session    (StartSession/SyncSession, method calls, end of session)
+ *   operations (take ownership, activate, ranges, lock/unlock, MBR, revert, ...)
+ *
+ * The token and framing layers are shared with the device side (sedsim).
+ * No process-global state: every call takes its context explicitly.
+ */
+#ifndef FDEKIT_OPAL_H
+#define FDEKIT_OPAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- errors */
+
+/*
+ * Every function returns 0 on success or a positive code: 0x01..0x3f are the
+ * TCG method status codes as the device returned them, the rest are ours.
+ */
+enum opal_status {
+	OPAL_ST_SUCCESS = 0x00,
+	OPAL_ST_NOT_AUTHORIZED = 0x01,
+	OPAL_ST_OBSOLETE = 0x02,
+	OPAL_ST_SP_BUSY = 0x03,
+	OPAL_ST_SP_FAILED = 0x04,
+	OPAL_ST_SP_DISABLED = 0x05,
+	OPAL_ST_SP_FROZEN = 0x06,
+	OPAL_ST_NO_SESSIONS_AVAILABLE = 0x07,
+	OPAL_ST_UNIQUENESS_CONFLICT = 0x08,
+	OPAL_ST_INSUFFICIENT_SPACE = 0x09,
+	OPAL_ST_INSUFFICIENT_ROWS = 0x0a,
+	OPAL_ST_INVALID_PARAMETER = 0x0c,
+	OPAL_ST_TPER_MALFUNCTION = 0x0f,
+	OPAL_ST_TRANSACTION_FAILURE = 0x10,
+	OPAL_ST_RESPONSE_OVERFLOW = 0x11,
+	OPAL_ST_AUTHORITY_LOCKED_OUT = 0x12,
+	OPAL_ST_FAIL = 0x3f,
+
+	OPAL_ERR_PROTOCOL = 0x100,	/* malformed, truncated or oversized data */
+	OPAL_ERR_TRANSPORT,		/* the transport failed (errno kept in dev) */
+	OPAL_ERR_TIMEOUT,		/* the device did not answer in time */
+	OPAL_ERR_UNSUPPORTED,		/* device or transport lacks the feature */
+	OPAL_ERR_AUTH,			/* Authenticate returned False */
+	OPAL_ERR_INVAL,			/* bad argument from the caller */
+	OPAL_ERR_NOMEM,
+	OPAL_ERR_NOT_OPAL,		/* no Opal SSC in Level 0 Discovery */
+};
+
+/* "authentication failed", "malformed response", ... never NULL. */
+const char *opal_strerror(int err);
+
+/* ------------------------------------------------------------------ UIDs */
+
+typedef struct {
+	uint8_t b[8];
+} opal_uid;
+
+#define OPAL_UID_INIT(a, b, c, d, e, f, g, h) {{ a, b, c, d, e, f, g, h }}
+
+extern const opal_uid OPAL_UID_SMUID, OPAL_UID_THISSP, OPAL_UID_ADMINSP,
+	OPAL_UID_LOCKINGSP, OPAL_UID_ANYBODY, OPAL_UID_SID, OPAL_UID_PSID,
+	OPAL_UID_C_PIN_MSID, OPAL_UID_C_PIN_SID, OPAL_UID_C_PIN_PSID,
+	OPAL_UID_LOCKING_INFO, OPAL_UID_MBRCONTROL, OPAL_UID_MBR,
+	OPAL_UID_DATASTORE, OPAL_UID_TABLE_MBR, OPAL_UID_TABLE_DATASTORE,
+	OPAL_UID_HALF_AUTHORITY_OBJ_REF, OPAL_UID_HALF_BOOLEAN_ACE;
+
+/* Method UIDs. */
+extern const opal_uid OPAL_M_PROPERTIES, OPAL_M_STARTSESSION,
+	OPAL_M_SYNCSESSION, OPAL_M_NEXT, OPAL_M_GENKEY, OPAL_M_REVERTSP,
+	OPAL_M_GET, OPAL_M_SET, OPAL_M_AUTHENTICATE, OPAL_M_RANDOM,
+	OPAL_M_REVERT, OPAL_M_ACTIVATE, OPAL_M_ERASE, OPAL_M_GETACL;
+
+opal_uid opal_uid_admin(unsigned n);		/* Admin1..4 (n >= 1) */
+opal_uid opal_uid_user(unsigned n);		/* User1..N (n >= 1) */
+opal_uid opal_uid_c_pin_admin(unsigned n);
+opal_uid opal_uid_c_pin_user(unsigned n);
+opal_uid opal_uid_locking_range(unsigned n);	/* 0 = global range */
+opal_uid opal_uid_k_aes_256(unsigned n);	/* 0 = global range */
+opal_uid opal_uid_ace_rdlocked(unsigned n);
+opal_uid opal_uid_ace_wrlocked(unsigned n);
+bool opal_uid_eq(const opal_uid *a, const opal_uid *b);
+
+/* Locking table columns (Opal SSC 4.3.5.2). */
+enum opal_locking_col {
+	OPAL_COL_RANGE_START = 3,
+	OPAL_COL_RANGE_LENGTH = 4,
+	OPAL_COL_READ_LOCK_ENABLED = 5,
+	OPAL_COL_WRITE_LOCK_ENABLED = 6,
+	OPAL_COL_READ_LOCKED = 7,
+	OPAL_COL_WRITE_LOCKED = 8,
+	OPAL_COL_LOCK_ON_RESET = 9,
+	OPAL_COL_ACTIVE_KEY = 10,
+};
+
+enum opal_cpin_col {
+	OPAL_COL_PIN = 3,
+	OPAL_COL_TRY_LIMIT = 5,
+	OPAL_COL_TRIES = 6,
+};
+
+enum opal_mbrctl_col {
+	OPAL_COL_MBR_ENABLE = 1,
+	OPAL_COL_MBR_DONE = 2,
+	OPAL_COL_MBR_DONE_ON_RESET = 3,
+};
+
+#define OPAL_COL_AUTHORITY_ENABLED 5
+#define OPAL_COL_SP_LIFECYCLE 6
+#define OPAL_COL_TABLE_ROWS 7
+#define OPAL_COL_ACE_BOOLEAN_EXPR 3
+
+#define OPAL_LIFECYCLE_MANUFACTURED_INACTIVE 0x08
+#define OPAL_LIFECYCLE_MANUFACTURED 0x09
+
+/* ---------------------------------------------------------------- tokens */
+
+enum opal_control_token {
+	OPAL_TOK_STARTLIST = 0xf0,
+	OPAL_TOK_ENDLIST = 0xf1,
+	OPAL_TOK_STARTNAME = 0xf2,
+	OPAL_TOK_ENDNAME = 0xf3,
+	OPAL_TOK_CALL = 0xf8,
+	OPAL_TOK_ENDOFDATA = 0xf9,
+	OPAL_TOK_ENDOFSESSION = 0xfa,
+	OPAL_TOK_STARTTRANSACTION = 0xfb,
+	OPAL_TOK_ENDTRANSACTION = 0xfc,
+	OPAL_TOK_EMPTY = 0xff,
+};
+
+/* Encoder: appends to a caller-owned fixed buffer; overflow is sticky. */
+struct opal_buf {
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+	bool overflow;
+};
+
+void opal_buf_init(struct opal_buf *b, void *mem, size_t cap);
+void opal_put_control(struct opal_buf *b, uint8_t token);
+void opal_put_uint(struct opal_buf *b, uint64_t v);
+void opal_put_sint(struct opal_buf *b, int64_t v);
+void opal_put_bytes(struct opal_buf *b, const void *p, size_t n);
+void opal_put_uid(struct opal_buf *b, const opal_uid *uid);
+/* STARTNAME uint(name) uint(value) ENDNAME */
+void opal_put_named_uint(struct opal_buf *b, uint64_t name, uint64_t v);
+/* F8 invoking method F0 ; the caller adds parameters, then opal_put_call_end */
+void opal_put_call_begin(struct opal_buf *b, const opal_uid *invoking,
+			 const opal_uid *method);
+/* F1 F9 F0 status 0 0 F1 */
+void opal_put_call_end(struct opal_buf *b, uint8_t status);
+
+enum opal_atom_type {
+	OPAL_ATOM_CONTROL,	/* control token: .control */
+	OPAL_ATOM_UINT,		/* .uint */
+	OPAL_ATOM_SINT,		/* .sint */
+	OPAL_ATOM_BYTES,	/* .bytes, .len (points into the parsed buffer) */
+};
+
+struct opal_token {
+	enum opal_atom_type type;
+	uint8_t control;
+	uint64_t uint;
+	int64_t sint;
+	const uint8_t *bytes;
+	size_t len;
+};
+
+#define OPAL_MAX_TOKENS 4096
+
+struct opal_tokens {
+	struct opal_token *tok;
+	size_t n;
+	size_t cap;
+};
+
+/*
+ * Decode a token stream. Empty atoms (0xff) are dropped. Rejects reserved
+ * token values, truncated atoms, integers wider than 64 bits, continued
+ * atoms and unbalanced lists/names. out->tok must point to out->cap slots.
+ */
+int opal_tokens_parse(const uint8_t *buf, size_t len, struct opal_tokens *out);
+
+static inline bool opal_tok_is(const struct opal_token *t, uint8_t control)
+{
+	return t->type == OPAL_ATOM_CONTROL && t->control == control;
+}
+
+/* Index just past the list/name starting at i, or 0 if malformed. */
+size_t opal_tok_skip(const struct opal_tokens *t, size_t i);
+
+/* ------------------------------------------------------------ framing */
+
+#define OPAL_COMPACKET_HDR 20
+#define OPAL_PACKET_HDR 24
+#define OPAL_SUBPACKET_HDR 12
+#define OPAL_FRAME_HDRS (OPAL_COMPACKET_HDR + OPAL_PACKET_HDR + OPAL_SUBPACKET_HDR)
+#define OPAL_IO_BUFFER 2048
+
+struct opal_frame {
+	uint16_t comid;
+	uint16_t comid_ext;
+	uint32_t outstanding;
+	uint32_t min_transfer;
+	uint32_t tsn;
+	uint32_t hsn;
+	uint32_t seq;
+	const uint8_t *payload;	/* data subpacket */
+	size_t payload_len;
+};
+
+/* Wrap payload into one ComPacket/Packet/SubPacket; returns total bytes or 0. */
+size_t opal_frame_build(uint8_t *out, size_t cap, const struct opal_frame *f,
+			const uint8_t *payload, size_t len);
+/* Parse a ComPacket holding one Packet with one data SubPacket. */
+int opal_frame_parse(const uint8_t *buf, size_t len, struct opal_frame *f);
+
+/* ------------------------------------------------- Level 0 Discovery */
+
+enum opal_feature_code {
+	OPAL_FC_TPER = 0x0001,
+	OPAL_FC_LOCKING = 0x0002,
+	OPAL_FC_GEOMETRY = 0x0003,
+	OPAL_FC_ENTERPRISE = 0x0100,
+	OPAL_FC_OPAL1 = 0x0200,
+	OPAL_FC_SUM = 0x0201,
+	OPAL_FC_DATASTORE = 0x0202,
+	OPAL_FC_OPAL2 = 0x0203,
+	OPAL_FC_OPALITE = 0x0301,
+	OPAL_FC_PYRITE1 = 0x0302,
+	OPAL_FC_PYRITE2 = 0x0303,
+	OPAL_FC_RUBY = 0x0304,
+	OPAL_FC_BLOCK_SID = 0x0402,
+};
+
+enum opal_locking_flags {
+	OPAL_LF_SUPPORTED = 0x01,
+	OPAL_LF_ENABLED = 0x02,
+	OPAL_LF_LOCKED = 0x04,
+	OPAL_LF_MEDIA_ENCRYPTION = 0x08,
+	OPAL_LF_MBR_ENABLED = 0x10,
+	OPAL_LF_MBR_DONE = 0x20,
+};
+
+struct opal_discovery {
+	uint32_t revision;
+	bool tper, locking, geometry, enterprise, opal1, opal2, sum, datastore;
+	bool opalite, pyrite1, pyrite2, ruby, block_sid;
+	uint8_t tper_flags;
+	uint8_t locking_flags;
+	bool geo_align;
+	uint32_t logical_block_size;
+	uint64_t alignment_granularity;
+	uint64_t lowest_aligned_lba;
+	uint16_t base_comid;		/* of the SSC found (Opal 2 preferred) */
+	uint16_t num_comids;
+	uint8_t range_crossing;
+	uint16_t admin_auths;
+	uint16_t user_auths;
+	uint8_t initial_pin;
+	uint8_t revert_pin;
+	uint32_t sum_locking_objects;
+	uint16_t ds_max_tables;
+	uint32_t ds_max_size;
+	uint32_t ds_alignment;
+};
+
+int opal_discovery_parse(const uint8_t *buf, size_t len, struct opal_discovery *d);
+/* "Opal 2", "Opal 1", "Pyrite 2", ..., or NULL when no known SSC. */
+const char *opal_discovery_ssc(const struct opal_discovery *d);
+
+/* ------------------------------------------------------------ transport */
+
+#define OPAL_SERIAL_MAX 20
+
+struct opal_transport_ops {
+	const char *name;
+	/* IF-SEND / IF-RECV (TRUSTED SEND/RECEIVE, SECURITY PROTOCOL OUT/IN). */
+	int (*if_send)(void *ctx, uint8_t protocol, uint16_t sp_specific,
+		       const void *buf, size_t len);
+	int (*if_recv)(void *ctx, uint8_t protocol, uint16_t sp_specific,
+		       void *buf, size_t len);
+	/* Drive serial number as reported (space padded), for sedutil hashing. */
+	int (*serial)(void *ctx, char serial[OPAL_SERIAL_MAX]);
+	void (*close)(void *ctx);
+};
+
+struct opal_dev;
+
+/* Takes ownership of ctx (ops->close is called by opal_dev_free). */
+struct opal_dev *opal_dev_new(const struct opal_transport_ops *ops, void *ctx);
+void opal_dev_free(struct opal_dev *dev);
+int opal_dev_errno(const struct opal_dev *dev);
+/* Milliseconds to wait for a response before OPAL_ERR_TIMEOUT (default 10 s). */
+void opal_dev_set_timeout(struct opal_dev *dev, unsigned int ms);
+int opal_dev_serial(struct opal_dev *dev, char serial[OPAL_SERIAL_MAX]);
+const char *opal_dev_transport(const struct opal_dev *dev);
+
+/* Transports. Each returns 0 and *out or an opal error (errno in *err_no). */
+int opal_open_nvme(const char *path, struct opal_dev **out, int *err_no);
+int opal_open_sg(const char *path, struct opal_dev **out, int *err_no);
+
+/*
+ * The NVMe transport's calls into libnvme, replaceable so tests can run the
+ * whole transport against the simulator (QEMU's NVMe lacks Security Send).
+ */
+struct nvme_security_send_args;
+struct nvme_security_receive_args;
+struct nvme_id_ctrl;
+struct opal_nvme_seam {
+	int (*security_send)(struct nvme_security_send_args *args);
+	int (*security_receive)(struct nvme_security_receive_args *args);
+	int (*identify_ctrl)(int fd, struct nvme_id_ctrl *id);
+};
+/* fd is owned (closed by opal_dev_free) when >= 0; seam NULL = libnvme. */
+int opal_nvme_from_fd(int fd, const struct opal_nvme_seam *seam, struct opal_dev **out);
+
+/* ---------------------------------------------------------------- keys */
+
+struct opal_key {
+	const uint8_t *data;
+	size_t len;
+};
+
+#define OPAL_PIN_MAX 32
+#define OPAL_SEDUTIL_ITERATIONS 75000
+
+/* sedutil-cli's PIN: PBKDF2-HMAC-SHA1(password, serial[20], 75000) -> 32 bytes. */
+int opal_hash_sedutil(const uint8_t *pw, size_t pwlen, const char serial[OPAL_SERIAL_MAX],
+		      uint8_t out[32]);
+
+/* ------------------------------------------------------------ sessions */
+
+struct opal_session;
+
+struct opal_resp {
+	uint8_t raw[OPAL_IO_BUFFER];
+	size_t raw_len;
+	struct opal_token tok[512];
+	struct opal_tokens t;
+	size_t results;		/* index of the results list (F0) */
+	int status;
+};
+
+int opal_discovery0(struct opal_dev *dev, struct opal_discovery *d);
+int opal_discovery0_raw(struct opal_dev *dev, uint8_t *buf, size_t cap, size_t *len);
+
+/*
+ * StartSession on sp, authenticating as auth with key (auth NULL: Anybody,
+ * read-only). Returns 0 and a session or an error; the session must be ended
+ * with opal_end_session.
+ */
+int opal_start_session(struct opal_dev *dev, const opal_uid *sp, const opal_uid *auth,
+		       const struct opal_key *key, bool write, struct opal_session **out);
+int opal_end_session(struct opal_session *s);
+/* Send the call in b (built with opal_put_call_begin/end), parse the reply. */
+int opal_session_call(struct opal_session *s, struct opal_buf *b, struct opal_resp *r);
+int opal_authenticate(struct opal_session *s, const opal_uid *auth, const struct opal_key *key);
+
+/* Generic table access. */
+int opal_get_column_uint(struct opal_session *s, const opal_uid *obj, unsigned col,
+			 uint64_t *v);
+int opal_get_column_bytes(struct opal_session *s, const opal_uid *obj, unsigned col,
+			  uint8_t *out, size_t cap, size_t *len);
+int opal_set_column_uint(struct opal_session *s, const opal_uid *obj, unsigned col,
+			 uint64_t v);
+int opal_set_column_bytes(struct opal_session *s, const opal_uid *obj, unsigned col,
+			  const void *p, size_t n);
+
+/* In a parsed Get response, find column col (uint). */
+int opal_resp_column_uint(const struct opal_resp *r, unsigned col, uint64_t *v);
+int opal_resp_column_bytes(const struct opal_resp *r, unsigned col,
+			   const uint8_t **p, size_t *n);
+
+/* ---------------------------------------------------------- operations */
+
+struct opal_range {
+	unsigned n;			/* 0 = global */
+	uint64_t start;
+	uint64_t length;
+	bool read_lock_enabled;
+	bool write_lock_enabled;
+	bool read_locked;
+	bool write_locked;
+	bool lock_on_reset;
+};
+
+enum opal_lock_state {
+	OPAL_UNLOCKED_RW,
+	OPAL_UNLOCKED_RO,	/* read allowed, write locked */
+	OPAL_LOCKED,
+};
+
+struct opal_mbr_state {
+	bool enable;
+	bool done;
+};
+
+int opal_get_msid(struct opal_dev *dev, uint8_t *pin, size_t cap, size_t *len);
+/* SID PIN := newkey, authenticated with the MSID. */
+int opal_take_ownership(struct opal_dev *dev, const struct opal_key *newkey);
+/* Activate the Locking SP (Admin1 PIN becomes the SID PIN). */
+int opal_activate_locking_sp(struct opal_dev *dev, const struct opal_key *sid);
+int opal_locking_sp_lifecycle(struct opal_dev *dev, uint64_t *lc);
+/* Set a C_PIN in sp as auth, e.g. Admin1 changing its own key. */
+int opal_set_pin(struct opal_dev *dev, const opal_uid *sp, const opal_uid *auth,
+		 const struct opal_key *key, const opal_uid *cpin,
+		 const struct opal_key *newkey);
+int opal_setup_range(struct opal_dev *dev, const struct opal_key *admin,
+		     const struct opal_range *r);
+int opal_get_range(struct opal_dev *dev, const struct opal_key *admin, unsigned n,
+		   struct opal_range *r);
+/* who: 0 = Admin1, n = Usern. */
+int opal_lock_unlock(struct opal_dev *dev, unsigned who, const struct opal_key *key,
+		     unsigned range, enum opal_lock_state st);
+int opal_mbr_get(struct opal_dev *dev, const struct opal_key *admin,
+		 struct opal_mbr_state *m);
+/* enable/done: 0 or 1 to set, -1 to leave alone. */
+int opal_mbr_set(struct opal_dev *dev, const struct opal_key *admin, int enable, int done);
+int opal_mbr_write(struct opal_dev *dev, const struct opal_key *admin, uint64_t offset,
+		   const void *buf, size_t len);
+int opal_erase_range(struct opal_dev *dev, const struct opal_key *admin, unsigned range);
+int opal_revert_tper(struct opal_dev *dev, const struct opal_key *sid);
+int opal_psid_revert(struct opal_dev *dev, const struct opal_key *psid);
+int opal_revert_locking_sp(struct opal_dev *dev, const struct opal_key *admin);
+int opal_random(struct opal_dev *dev, void *buf, size_t len);
+int opal_datastore_read(struct opal_dev *dev, const struct opal_key *admin,
+			uint64_t offset, void *buf, size_t len);
+int opal_datastore_write(struct opal_dev *dev, const struct opal_key *admin,
+			 uint64_t offset, const void *buf, size_t len);
+/*
+ * C_PIN tries left for an authority's PIN object, when the device lets
+ * Anybody read it; OPAL_ST_NOT_AUTHORIZED otherwise.
+ */
+int opal_tries_left(struct opal_dev *dev, const opal_uid *sp, const opal_uid *cpin,
+		    uint64_t *tries, uint64_t *limit);
+
+#endif

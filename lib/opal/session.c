@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host side of the session layer: device handle, IF-SEND/IF-RECV exchange
+ * with timeout, Level 0 Discovery, StartSession/SyncSession, method calls,
+ * end of session.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "opal.h"
+#include "opal-internal.h"
+
+#define TCG_PROTOCOL_1 0x01
+#define L0_COMID 0x0001
+#define DEFAULT_TIMEOUT_MS 10000
+#define FIRST_HSN 0x66647301u	/* any nonzero value: ours, echoed back */
+
+struct opal_session {
+	struct opal_dev *dev;
+	uint32_t hsn;
+	uint32_t tsn;
+};
+
+struct opal_dev *opal_dev_new(const struct opal_transport_ops *ops, void *ctx)
+{
+	struct opal_dev *dev = calloc(1, sizeof(*dev));
+
+	if (!dev) {
+		if (ops->close)
+			ops->close(ctx);
+		return NULL;
+	}
+	dev->ops = ops;
+	dev->ctx = ctx;
+	dev->timeout_ms = DEFAULT_TIMEOUT_MS;
+	dev->next_hsn = FIRST_HSN;
+	return dev;
+}
+
+void opal_dev_free(struct opal_dev *dev)
+{
+	if (!dev)
+		return;
+	if (dev->ops->close)
+		dev->ops->close(dev->ctx);
+	explicit_bzero(dev, sizeof(*dev));
+	free(dev);
+}
+
+int opal_dev_errno(const struct opal_dev *dev)
+{
+	return dev->err_no;
+}
+
+void opal_dev_set_timeout(struct opal_dev *dev, unsigned int ms)
+{
+	dev->timeout_ms = ms;
+}
+
+const char *opal_dev_transport(const struct opal_dev *dev)
+{
+	return dev->ops->name;
+}
+
+int opal_dev_serial(struct opal_dev *dev, char serial[OPAL_SERIAL_MAX])
+{
+	int rc;
+
+	if (!dev->ops->serial)
+		return OPAL_ERR_UNSUPPORTED;
+	rc = dev->ops->serial(dev->ctx, serial);
+	if (rc) {
+		dev->err_no = rc < 0 ? -rc : rc;
+		return OPAL_ERR_TRANSPORT;
+	}
+	return 0;
+}
+
+static int tp_send(struct opal_dev *dev, uint8_t proto, uint16_t comid, const void *buf,
+		   size_t len)
+{
+	int rc = dev->ops->if_send(dev->ctx, proto, comid, buf, len);
+
+	if (rc) {
+		dev->err_no = rc < 0 ? -rc : EIO;
+		return OPAL_ERR_TRANSPORT;
+	}
+	return 0;
+}
+
+static int tp_recv(struct opal_dev *dev, uint8_t proto, uint16_t comid, void *buf,
+		   size_t len)
+{
+	int rc = dev->ops->if_recv(dev->ctx, proto, comid, buf, len);
+
+	if (rc) {
+		dev->err_no = rc < 0 ? -rc : EIO;
+		return OPAL_ERR_TRANSPORT;
+	}
+	return 0;
+}
+
+int opal_discovery0_raw(struct opal_dev *dev, uint8_t *buf, size_t cap, size_t *len)
+{
+	int rc;
+
+	if (cap < OPAL_IO_BUFFER)
+		return OPAL_ERR_INVAL;
+	memset(buf, 0, OPAL_IO_BUFFER);
+	rc = tp_recv(dev, TCG_PROTOCOL_1, L0_COMID, buf, OPAL_IO_BUFFER);
+	if (rc)
+		return rc;
+	*len = OPAL_IO_BUFFER;
+	return 0;
+}
+
+int opal_discovery0(struct opal_dev *dev, struct opal_discovery *d)
+{
+	uint8_t buf[OPAL_IO_BUFFER];
+	size_t len;
+	int rc;
+
+	rc = opal_discovery0_raw(dev, buf, sizeof(buf), &len);
+	if (rc)
+		return rc;
+	rc = opal_discovery_parse(buf, len, d);
+	if (rc)
+		return rc;
+	if (!d->opal2 && !d->opal1 && !d->ruby && !d->pyrite1 && !d->pyrite2)
+		return OPAL_ERR_NOT_OPAL;
+	if (!d->base_comid)
+		return OPAL_ERR_PROTOCOL;
+	dev->comid = d->base_comid;
+	dev->disc = *d;
+	dev->have_disc = true;
+	return 0;
+}
+
+static int ensure_comid(struct opal_dev *dev)
+{
+	struct opal_discovery d;
+
+	if (dev->have_disc)
+		return 0;
+	return opal_discovery0(dev, &d);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int opal_resp_parse(struct opal_resp *r)
+{
+	const struct opal_tokens *t = &r->t;
+	size_t i, end;
+	int rc;
+
+	r->t.tok = r->tok;
+	r->t.cap = sizeof(r->tok) / sizeof(r->tok[0]);
+	r->status = OPAL_ST_FAIL;
+	rc = opal_tokens_parse(r->raw, r->raw_len, &r->t);
+	if (rc)
+		return rc;
+	if (t->n == 0)
+		return OPAL_ERR_PROTOCOL;
+	i = 0;
+	if (opal_tok_is(&t->tok[0], OPAL_TOK_ENDOFSESSION))
+		return OPAL_ERR_PROTOCOL;	/* the drive closed the session */
+	if (opal_tok_is(&t->tok[0], OPAL_TOK_CALL)) {
+		/* A call from the session manager (SyncSession, CloseSession). */
+		if (t->n < 4 || t->tok[1].type != OPAL_ATOM_BYTES || t->tok[1].len != 8 ||
+		    t->tok[2].type != OPAL_ATOM_BYTES || t->tok[2].len != 8)
+			return OPAL_ERR_PROTOCOL;
+		i = 3;
+	}
+	if (i >= t->n || !opal_tok_is(&t->tok[i], OPAL_TOK_STARTLIST))
+		return OPAL_ERR_PROTOCOL;
+	r->results = i;
+	end = opal_tok_skip(t, i);
+	if (end == 0 || end + 6 > t->n)
+		return OPAL_ERR_PROTOCOL;
+	if (!opal_tok_is(&t->tok[end], OPAL_TOK_ENDOFDATA) ||
+	    !opal_tok_is(&t->tok[end + 1], OPAL_TOK_STARTLIST) ||
+	    t->tok[end + 2].type != OPAL_ATOM_UINT ||
+	    !opal_tok_is(&t->tok[end + 5], OPAL_TOK_ENDLIST))
+		return OPAL_ERR_PROTOCOL;
+	if (t->tok[end + 2].uint > 0x3f)
+		return OPAL_ERR_PROTOCOL;
+	r->status = (int)t->tok[end + 2].uint;
+	return 0;
+}
+
+/* Send one payload in a ComPacket and wait for the reply's payload. */
+static int exchange(struct opal_dev *dev, uint32_t tsn, uint32_t hsn, const uint8_t *payload,
+		    size_t len, struct opal_resp *r)
+{
+	uint8_t io[OPAL_IO_BUFFER];
+	struct opal_frame f = { 0 };
+	uint64_t deadline;
+	unsigned int nap_us = 100;
+	int rc;
+
+	f.comid = dev->comid;
+	f.tsn = tsn;
+	f.hsn = hsn;
+	if (!opal_frame_build(io, sizeof(io), &f, payload, len))
+		return OPAL_ERR_INVAL;
+	rc = tp_send(dev, TCG_PROTOCOL_1, dev->comid, io, sizeof(io));
+	if (rc)
+		return rc;
+	deadline = now_ms() + dev->timeout_ms;
+	for (;;) {
+		struct opal_frame in;
+
+		memset(io, 0, sizeof(io));
+		rc = tp_recv(dev, TCG_PROTOCOL_1, dev->comid, io, sizeof(io));
+		if (rc)
+			return rc;
+		rc = opal_frame_parse(io, sizeof(io), &in);
+		if (rc)
+			return rc;
+		if (in.payload_len) {
+			if (in.comid != dev->comid || in.tsn != tsn || in.hsn != hsn)
+				return OPAL_ERR_PROTOCOL;
+			if (in.payload_len > sizeof(r->raw))
+				return OPAL_ERR_PROTOCOL;
+			memcpy(r->raw, in.payload, in.payload_len);
+			r->raw_len = in.payload_len;
+			explicit_bzero(io, sizeof(io));
+			return 0;
+		}
+		if (in.outstanding == 0)
+			return OPAL_ERR_PROTOCOL;	/* nothing pending: no reply */
+		if (now_ms() >= deadline)
+			return OPAL_ERR_TIMEOUT;
+		nanosleep(&(struct timespec){ .tv_nsec = nap_us * 1000L }, NULL);
+		if (nap_us < 20000)
+			nap_us *= 2;
+	}
+}
+
+int opal_start_session(struct opal_dev *dev, const opal_uid *sp, const opal_uid *auth,
+		       const struct opal_key *key, bool write, struct opal_session **out)
+{
+	uint8_t mem[OPAL_IO_BUFFER];
+	struct opal_buf b;
+	struct opal_resp *r;
+	struct opal_session *s;
+	const struct opal_tokens *t;
+	uint32_t hsn;
+	int rc;
+
+	*out = NULL;
+	rc = ensure_comid(dev);
+	if (rc)
+		return rc;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return OPAL_ERR_NOMEM;
+	hsn = dev->next_hsn++;
+	opal_buf_init(&b, mem, sizeof(mem));
+	opal_put_call_begin(&b, &OPAL_UID_SMUID, &OPAL_M_STARTSESSION);
+	opal_put_uint(&b, hsn);
+	opal_put_uid(&b, sp);
+	opal_put_uint(&b, write ? 1 : 0);
+	if (auth && key) {
+		opal_put_control(&b, OPAL_TOK_STARTNAME);
+		opal_put_uint(&b, 0);	/* HostChallenge */
+		opal_put_bytes(&b, key->data, key->len);
+		opal_put_control(&b, OPAL_TOK_ENDNAME);
+		opal_put_control(&b, OPAL_TOK_STARTNAME);
+		opal_put_uint(&b, 3);	/* HostSigningAuthority */
+		opal_put_uid(&b, auth);
+		opal_put_control(&b, OPAL_TOK_ENDNAME);
+	}
+	opal_put_call_end(&b, 0);
+	if (b.overflow) {
+		rc = OPAL_ERR_INVAL;
+		goto out;
+	}
+	rc = exchange(dev, 0, 0, b.data, b.len, r);
+	if (rc)
+		goto out;
+	rc = opal_resp_parse(r);
+	if (rc)
+		goto out;
+	if (r->status) {
+		rc = r->status;
+		goto out;
+	}
+	/* F8 SMUID SyncSession F0 HSN TSN ... */
+	t = &r->t;
+	if (r->results != 3 || memcmp(t->tok[2].bytes, OPAL_M_SYNCSESSION.b, 8) ||
+	    t->n < 6 || t->tok[4].type != OPAL_ATOM_UINT || t->tok[5].type != OPAL_ATOM_UINT ||
+	    t->tok[4].uint != hsn || t->tok[5].uint == 0 || t->tok[5].uint > UINT32_MAX) {
+		rc = OPAL_ERR_PROTOCOL;
+		goto out;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		rc = OPAL_ERR_NOMEM;
+		goto out;
+	}
+	s->dev = dev;
+	s->hsn = hsn;
+	s->tsn = (uint32_t)t->tok[5].uint;
+	*out = s;
+out:
+	explicit_bzero(mem, sizeof(mem));
+	explicit_bzero(r, sizeof(*r));
+	free(r);
+	return rc;
+}
+
+int opal_end_session(struct opal_session *s)
+{
+	static const uint8_t eos = OPAL_TOK_ENDOFSESSION;
+	struct opal_resp *r;
+	int rc;
+
+	if (!s)
+		return 0;
+	r = calloc(1, sizeof(*r));
+	rc = r ? exchange(s->dev, s->tsn, s->hsn, &eos, 1, r) : OPAL_ERR_NOMEM;
+	if (!rc && (r->raw_len < 1 || r->raw[0] != OPAL_TOK_ENDOFSESSION))
+		rc = OPAL_ERR_PROTOCOL;
+	free(r);
+	free(s);
+	return rc;
+}
+
+int opal_session_call(struct opal_session *s, struct opal_buf *b, struct opal_resp *r)
+{
+	int rc;
+
+	if (b->overflow)
+		return OPAL_ERR_INVAL;
+	rc = exchange(s->dev, s->tsn, s->hsn, b->data, b->len, r);
+	if (rc)
+		return rc;
+	rc = opal_resp_parse(r);
+	if (rc)
+		return rc;
+	return r->status;
+}
+
+int opal_authenticate(struct opal_session *s, const opal_uid *auth, const struct opal_key *key)
+{
+	uint8_t mem[OPAL_IO_BUFFER];
+	struct opal_buf b;
+	struct opal_resp *r = calloc(1, sizeof(*r));
+	int rc;
+
+	if (!r)
+		return OPAL_ERR_NOMEM;
+	opal_buf_init(&b, mem, sizeof(mem));
+	opal_put_call_begin(&b, &OPAL_UID_THISSP, &OPAL_M_AUTHENTICATE);
+	opal_put_uid(&b, auth);
+	opal_put_control(&b, OPAL_TOK_STARTNAME);
+	opal_put_uint(&b, 0);	/* Challenge */
+	opal_put_bytes(&b, key->data, key->len);
+	opal_put_control(&b, OPAL_TOK_ENDNAME);
+	opal_put_call_end(&b, 0);
+	rc = opal_session_call(s, &b, r);
+	if (!rc) {
+		size_t i = r->results + 1;
+
+		if (i >= r->t.n || r->t.tok[i].type != OPAL_ATOM_UINT)
+			rc = OPAL_ERR_PROTOCOL;
+		else if (r->t.tok[i].uint == 0)
+			rc = OPAL_ERR_AUTH;
+	}
+	explicit_bzero(mem, sizeof(mem));
+	free(r);
+	return rc;
+}
+
+/* The value token of column col inside a Get result, or 0 if absent. */
+static size_t find_column(const struct opal_resp *r, unsigned col)
+{
+	const struct opal_tokens *t = &r->t;
+
+	for (size_t i = r->results; i + 3 < t->n; i++) {
+		if (opal_tok_is(&t->tok[i], OPAL_TOK_STARTNAME) &&
+		    t->tok[i + 1].type == OPAL_ATOM_UINT && t->tok[i + 1].uint == col &&
+		    opal_tok_is(&t->tok[i + 3], OPAL_TOK_ENDNAME))
+			return i + 2;
+	}
+	return 0;
+}
+
+int opal_resp_column_uint(const struct opal_resp *r, unsigned col, uint64_t *v)
+{
+	size_t i = find_column(r, col);
+
+	if (!i || r->t.tok[i].type != OPAL_ATOM_UINT)
+		return OPAL_ERR_PROTOCOL;
+	*v = r->t.tok[i].uint;
+	return 0;
+}
+
+int opal_resp_column_bytes(const struct opal_resp *r, unsigned col, const uint8_t **p,
+			   size_t *n)
+{
+	size_t i = find_column(r, col);
+
+	if (!i || r->t.tok[i].type != OPAL_ATOM_BYTES)
+		return OPAL_ERR_PROTOCOL;
+	*p = r->t.tok[i].bytes;
+	*n = r->t.tok[i].len;
+	return 0;
+}
+
+void opal_put_get_cols(struct opal_buf *b, const opal_uid *obj, unsigned first, unsigned last)
+{
+	opal_put_call_begin(b, obj, &OPAL_M_GET);
+	opal_put_control(b, OPAL_TOK_STARTLIST);
+	opal_put_named_uint(b, 3, first);	/* startColumn */
+	opal_put_named_uint(b, 4, last);	/* endColumn */
+	opal_put_control(b, OPAL_TOK_ENDLIST);
+	opal_put_call_end(b, 0);
+}
+
+int opal_get_columns(struct opal_session *s, const opal_uid *obj, unsigned first,
+		     unsigned last, struct opal_resp *r)
+{
+	uint8_t mem[256];
+	struct opal_buf b;
+
+	opal_buf_init(&b, mem, sizeof(mem));
+	opal_put_get_cols(&b, obj, first, last);
+	return opal_session_call(s, &b, r);
+}
+
+int opal_get_column_uint(struct opal_session *s, const opal_uid *obj, unsigned col,
+			 uint64_t *v)
+{
+	struct opal_resp *r = calloc(1, sizeof(*r));
+	int rc;
+
+	if (!r)
+		return OPAL_ERR_NOMEM;
+	rc = opal_get_columns(s, obj, col, col, r);
+	if (!rc)
+		rc = opal_resp_column_uint(r, col, v);
+	free(r);
+	return rc;
+}
+
+int opal_get_column_bytes(struct opal_session *s, const opal_uid *obj, unsigned col,
+			  uint8_t *out, size_t cap, size_t *len)
+{
+	struct opal_resp *r = calloc(1, sizeof(*r));
+	const uint8_t *p;
+	size_t n;
+	int rc;
+
+	if (!r)
+		return OPAL_ERR_NOMEM;
+	rc = opal_get_columns(s, obj, col, col, r);
+	if (!rc)
+		rc = opal_resp_column_bytes(r, col, &p, &n);
+	if (!rc && n > cap)
+		rc = OPAL_ERR_PROTOCOL;
+	if (!rc) {
+		memcpy(out, p, n);
+		*len = n;
+	}
+	explicit_bzero(r, sizeof(*r));
+	free(r);
+	return rc;
+}
+
+void opal_put_set_begin(struct opal_buf *b, const opal_uid *obj)
+{
+	opal_put_call_begin(b, obj, &OPAL_M_SET);
+	opal_put_control(b, OPAL_TOK_STARTNAME);
+	opal_put_uint(b, 1);	/* Values */
+	opal_put_control(b, OPAL_TOK_STARTLIST);
+}
+
+void opal_put_set_end(struct opal_buf *b)
+{
+	opal_put_control(b, OPAL_TOK_ENDLIST);
+	opal_put_control(b, OPAL_TOK_ENDNAME);
+	opal_put_call_end(b, 0);
+}
+
+int opal_call_simple(struct opal_session *s, struct opal_buf *b)
+{
+	struct opal_resp *r = calloc(1, sizeof(*r));
+	int rc;
+
+	if (!r)
+		return OPAL_ERR_NOMEM;
+	rc = opal_session_call(s, b, r);
+	explicit_bzero(r, sizeof(*r));
+	free(r);
+	return rc;
+}
+
+int opal_set_column_uint(struct opal_session *s, const opal_uid *obj, unsigned col, uint64_t v)
+{
+	uint8_t mem[256];
+	struct opal_buf b;
+
+	opal_buf_init(&b, mem, sizeof(mem));
+	opal_put_set_begin(&b, obj);
+	opal_put_named_uint(&b, col, v);
+	opal_put_set_end(&b);
+	return opal_call_simple(s, &b);
+}
+
+int opal_set_column_bytes(struct opal_session *s, const opal_uid *obj, unsigned col,
+			  const void *p, size_t n)
+{
+	uint8_t mem[OPAL_IO_BUFFER];
+	struct opal_buf b;
+	int rc;
+
+	opal_buf_init(&b, mem, sizeof(mem));
+	opal_put_set_begin(&b, obj);
+	opal_put_control(&b, OPAL_TOK_STARTNAME);
+	opal_put_uint(&b, col);
+	opal_put_bytes(&b, p, n);
+	opal_put_control(&b, OPAL_TOK_ENDNAME);
+	opal_put_set_end(&b);
+	rc = opal_call_simple(s, &b);
+	explicit_bzero(mem, sizeof(mem));
+	return rc;
+}
+
+void opal_session_drop(struct opal_session *s)
+{
+	free(s);
+}

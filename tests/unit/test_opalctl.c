@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * opalctl commands end to end against an in-process sedsim drive: exit
+ * codes, human and JSON output, and the failure paths (wrong key with tries
+ * left, lockout, locked-range I/O, refusals without --yes-destroy-data).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "opalctl.h"
+#include "sedsim.h"
+
+struct fx {
+	char dir[64];
+	char drive[96], key[96], key2[96], bad[96], psid[96], pw[96];
+	char out[16384], err[4096];
+};
+
+static void write_file(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, n, f), n);
+	fclose(f);
+}
+
+/* Run opalctl with a NULL-terminated argument list; capture output. */
+static int run(struct fx *f, const char *stdin_text, ...)
+{
+	char *argv[32];
+	int argc = 0, rc;
+	va_list ap;
+	FILE *in, *out, *err;
+	size_t n;
+
+	argv[argc++] = (char *)"opalctl";
+	va_start(ap, stdin_text);
+	while ((argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	in = tmpfile();
+	out = tmpfile();
+	err = tmpfile();
+	if (stdin_text && stdin_text[0] == '@') {
+		/* "@path": feed that file's bytes (binary keys) as stdin. */
+		FILE *src = fopen(stdin_text + 1, "rb");
+		char buf[4096];
+
+		assert_non_null(src);
+		n = fread(buf, 1, sizeof(buf), src);
+		fclose(src);
+		assert_int_equal(fwrite(buf, 1, n, in), n);
+	} else if (stdin_text) {
+		fputs(stdin_text, in);
+	}
+	rewind(in);
+	rc = opalctl_run(argc, argv, in, out, err);
+	rewind(out);
+	rewind(err);
+	n = fread(f->out, 1, sizeof(f->out) - 1, out);
+	f->out[n] = 0;
+	n = fread(f->err, 1, sizeof(f->err) - 1, err);
+	f->err[n] = 0;
+	fclose(in);
+	fclose(out);
+	fclose(err);
+	return rc;
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct sedsim_config cfg = { .blocks = 2048, .serial = "CLISERIAL", .try_limit = 3 };
+
+	strcpy(f->dir, "/tmp/test_opalctl.XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->drive, sizeof(f->drive), "%s/drive", f->dir);
+	snprintf(f->key, sizeof(f->key), "%s/key", f->dir);
+	snprintf(f->key2, sizeof(f->key2), "%s/key2", f->dir);
+	snprintf(f->bad, sizeof(f->bad), "%s/bad", f->dir);
+	snprintf(f->psid, sizeof(f->psid), "%s/psid", f->dir);
+	snprintf(f->pw, sizeof(f->pw), "%s/pw", f->dir);
+	if (mkdir(f->drive, 0700) || sedsim_create(f->drive, &cfg))
+		return -1;
+	write_file(f->bad, "not the key", 11);
+	write_file(f->pw, "hunter2\n", 8);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	if (system(cmd))
+		return -1;
+	free(f);
+	return 0;
+}
+
+static enum sedsim_io_status read_block(struct fx *f, uint64_t lba, void *buf)
+{
+	struct sedsim *sim;
+	enum sedsim_io_status st;
+
+	assert_int_equal(sedsim_open(f->drive, false, &sim), 0);
+	st = sedsim_read(sim, lba, 1, buf);
+	sedsim_close(sim);
+	return st;
+}
+
+static void write_block(struct fx *f, uint64_t lba, const void *buf)
+{
+	struct sedsim *sim;
+
+	assert_int_equal(sedsim_open(f->drive, false, &sim), 0);
+	assert_int_equal(sedsim_write(sim, lba, 1, buf), SEDSIM_IO_OK);
+	sedsim_close(sim);
+}
+
+static void power_cycle(struct fx *f)
+{
+	struct sedsim *sim;
+
+	assert_int_equal(sedsim_open(f->drive, true, &sim), 0);
+	sedsim_close(sim);
+}
+
+static json_object *json_out(struct fx *f)
+{
+	json_object *j = json_tokener_parse(f->out);
+
+	assert_non_null(j);
+	return j;
+}
+
+static void setup_drive(struct fx *f)
+{
+	assert_int_equal(run(f, NULL, "keygen", f->key, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "--keyfile", f->key, NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "Locking SP active"));
+}
+
+static void test_usage(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(run(f, NULL, NULL), EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "frobnicate", f->drive, NULL), EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, NULL), EXIT_USAGE);
+	assert_non_null(strstr(f->err, "--keyfile"));
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, "--range", "9", NULL), EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "--help", NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "psid-revert"));
+	assert_int_equal(run(f, NULL, "discover", "/nonexistent/dev", NULL), EXIT_DEVICE);
+	assert_int_equal(run(f, NULL, "discover", f->drive, "--transport", "carrier-pigeon", NULL),
+			 EXIT_USAGE);
+	/* One line, "what failed: what to do". */
+	assert_non_null(strchr(f->err, '\n'));
+	assert_ptr_equal(strchr(f->err, '\n'), f->err + strlen(f->err) - 1);
+}
+
+static void test_discover_status(void **state)
+{
+	struct fx *f = *state;
+	json_object *j, *v;
+
+	assert_int_equal(run(f, NULL, "discover", f->drive, NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "Opal 2"));
+	assert_int_equal(run(f, NULL, "--json", "discover", f->drive, NULL), EXIT_OK);
+	j = json_out(f);
+	assert_true(json_object_object_get_ex(j, "ssc", &v));
+	assert_string_equal(json_object_get_string(v), "Opal 2");
+	assert_true(json_object_object_get_ex(j, "locking_enabled", &v));
+	assert_false(json_object_get_boolean(v));
+	json_object_put(j);
+
+	setup_drive(f);
+	assert_int_equal(run(f, NULL, "status", f->drive, "--json", "--keyfile", f->key, NULL), EXIT_OK);
+	j = json_out(f);
+	assert_true(json_object_object_get_ex(j, "locking_enabled", &v));
+	assert_true(json_object_get_boolean(v));
+	assert_true(json_object_object_get_ex(j, "locking_sp", &v));
+	assert_string_equal(json_object_get_string(v), "active");
+	assert_true(json_object_object_get_ex(j, "tries_left", &v));
+	assert_int_equal(json_object_get_int(v), 3);
+	assert_true(json_object_object_get_ex(j, "ranges", &v));
+	assert_int_equal(json_object_array_length(v), 1);
+	{
+		json_object *r = json_object_array_get_idx(v, 0), *x;
+
+		assert_true(json_object_object_get_ex(r, "read_lock_enabled", &x));
+		assert_true(json_object_get_boolean(x));
+		assert_true(json_object_object_get_ex(r, "lock_on_reset", &x));
+		assert_true(json_object_get_boolean(x));
+	}
+	assert_true(json_object_object_get_ex(j, "mbr_control_enable", &v));
+	assert_false(json_object_get_boolean(v));
+	json_object_put(j);
+	/* Human status shows the range. */
+	assert_int_equal(run(f, NULL, "status", f->drive, "-k", f->key, NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "global"));
+	assert_non_null(strstr(f->out, "tries left:       3 of 3"));
+}
+
+static void test_lock_unlock_cycle(void **state)
+{
+	struct fx *f = *state;
+	uint8_t data[SEDSIM_BLOCK], back[SEDSIM_BLOCK];
+	char at[128];
+
+	memset(data, 0x3c, sizeof(data));
+	write_block(f, 5, data);
+	setup_drive(f);
+	/* Setup leaves the range unlocked until the next power cycle. */
+	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, data, sizeof(data));
+	power_cycle(f);
+	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_LOCKED);
+
+	/* Wrong key: exit 4, tries left reported. */
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "--keyfile", f->bad, NULL), EXIT_AUTH);
+	assert_non_null(strstr(f->err, "authentication failed"));
+	assert_non_null(strstr(f->err, "2 of 3 tries left"));
+	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_LOCKED);
+
+	/* Key from stdin (binary, as keygen writes it). */
+	snprintf(at, sizeof(at), "@%s", f->key);
+	assert_int_equal(run(f, at, "unlock", f->drive, "--keyfile", "-", "--read-only", NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "read-only"));
+	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, data, sizeof(data));
+	assert_int_equal(run(f, "@/dev/null", "lock", f->drive, "--keyfile", "-", NULL), EXIT_KEYFILE);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, "--json", NULL), EXIT_OK);
+	{
+		json_object *j = json_out(f), *v;
+
+		assert_true(json_object_object_get_ex(j, "state", &v));
+		assert_string_equal(json_object_get_string(v), "read-write");
+		json_object_put(j);
+	}
+	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, data, sizeof(data));
+	/* --save needs the kernel. */
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, "--save", NULL),
+			 EXIT_UNSUPPORTED);
+	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key, NULL), EXIT_OK);
+	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_LOCKED);
+}
+
+static void test_lockout(void **state)
+{
+	struct fx *f = *state;
+
+	setup_drive(f);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->bad, NULL), EXIT_AUTH);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, NULL), EXIT_LOCKED_OUT);
+	assert_non_null(strstr(f->err, "locked out"));
+	power_cycle(f);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, NULL), EXIT_OK);
+}
+
+static void test_range_setup_and_erase(void **state)
+{
+	struct fx *f = *state;
+	uint8_t data[SEDSIM_BLOCK], back[SEDSIM_BLOCK];
+
+	memset(data, 0x99, sizeof(data));
+	assert_int_equal(run(f, NULL, "keygen", f->key, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "keygen", f->key, NULL), EXIT_KEYFILE);	/* never overwrites */
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "2", NULL), EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "2", "--start", "1024",
+			     "--length", "512", NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "range 2"));
+	write_block(f, 1100, data);
+	write_block(f, 10, data);
+	power_cycle(f);
+	assert_int_equal(read_block(f, 1100, back), SEDSIM_IO_LOCKED);
+	assert_int_equal(read_block(f, 10, back), SEDSIM_IO_OK);	/* global not locked */
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, "-r", "2", NULL), EXIT_OK);
+	assert_int_equal(read_block(f, 1100, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, data, sizeof(data));
+	/* erase-range refuses without confirmation, says what it destroys. */
+	assert_int_equal(run(f, NULL, "erase-range", f->drive, "-k", f->key, "-r", "2", NULL),
+			 EXIT_REFUSED);
+	assert_non_null(strstr(f->err, "destroys all data in locking range 2"));
+	assert_int_equal(run(f, NULL, "erase-range", f->drive, "-k", f->key, "-r", "2",
+			     "--yes-destroy-data", NULL), EXIT_OK);
+	assert_int_equal(read_block(f, 1100, back), SEDSIM_IO_OK);
+	assert_memory_not_equal(back, data, sizeof(data));
+	assert_int_equal(read_block(f, 10, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, data, sizeof(data));
+}
+
+static void test_change_key(void **state)
+{
+	struct fx *f = *state;
+
+	setup_drive(f);
+	assert_int_equal(run(f, NULL, "keygen", f->key2, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "change-key", f->drive, "-k", f->key, NULL), EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "change-key", f->drive, "-k", f->bad, "--new-keyfile", f->key2,
+			     NULL), EXIT_AUTH);
+	assert_int_equal(run(f, NULL, "change-key", f->drive, "-k", f->key, "--new-keyfile", f->key2,
+			     NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, NULL), EXIT_AUTH);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key2, NULL), EXIT_OK);
+	/* The SID changed too: revert needs the new key. */
+	assert_int_equal(run(f, NULL, "revert", f->drive, "-k", f->key, "--yes-destroy-data", NULL),
+			 EXIT_AUTH);
+	assert_int_equal(run(f, NULL, "revert", f->drive, "-k", f->key2, "--yes-destroy-data", NULL),
+			 EXIT_OK);
+}
+
+static void test_mbr(void **state)
+{
+	struct fx *f = *state;
+	char img[96];
+	uint8_t mbr[SEDSIM_BLOCK], back[SEDSIM_BLOCK];
+	json_object *j, *v;
+
+	memset(mbr, 0x55, sizeof(mbr));
+	snprintf(img, sizeof(img), "%s/mbr.img", f->dir);
+	write_file(img, mbr, sizeof(mbr));
+	setup_drive(f);
+	assert_int_equal(run(f, NULL, "mbr", f->drive, "-k", f->key, NULL), EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "mbr", f->drive, "-k", f->key, "--write", img, "--enable", NULL),
+			 EXIT_OK);
+	assert_int_equal(read_block(f, 0, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, mbr, sizeof(mbr));
+	assert_int_equal(run(f, NULL, "--json", "status", f->drive, NULL), EXIT_OK);
+	j = json_out(f);
+	assert_true(json_object_object_get_ex(j, "mbr_enabled", &v));
+	assert_true(json_object_get_boolean(v));
+	assert_true(json_object_object_get_ex(j, "mbr_done", &v));
+	assert_false(json_object_get_boolean(v));
+	json_object_put(j);
+	assert_int_equal(run(f, NULL, "mbr", f->drive, "-k", f->key, "--done", NULL), EXIT_OK);
+	assert_int_equal(read_block(f, 0, back), SEDSIM_IO_OK);
+	assert_memory_not_equal(back, mbr, sizeof(mbr));
+	assert_int_equal(run(f, NULL, "mbr", f->drive, "-k", f->key, "--disable", "--not-done", NULL),
+			 EXIT_OK);
+}
+
+static void test_revert_psid(void **state)
+{
+	struct fx *f = *state;
+	char psid[64];
+	uint8_t data[SEDSIM_BLOCK], back[SEDSIM_BLOCK];
+
+	memset(data, 0x42, sizeof(data));
+	setup_drive(f);
+	write_block(f, 3, data);
+	assert_int_equal(run(f, NULL, "psid-revert", f->drive, "--psid-file", f->bad, NULL),
+			 EXIT_REFUSED);
+	assert_non_null(strstr(f->err, "erases ALL data"));
+	assert_int_equal(run(f, NULL, "psid-revert", f->drive, "--psid-file", f->bad,
+			     "--yes-destroy-data", NULL), EXIT_AUTH);
+	assert_int_equal(sedsim_read_psid(f->drive, psid, sizeof(psid)), 0);
+	strcat(psid, "\n");	/* as copied from a label into a file */
+	write_file(f->psid, psid, strlen(psid));
+	assert_int_equal(run(f, NULL, "psid-revert", f->drive, "--psid-file", f->psid,
+			     "--yes-destroy-data", NULL), EXIT_OK);
+	assert_int_equal(read_block(f, 3, back), SEDSIM_IO_OK);
+	assert_memory_not_equal(back, data, sizeof(data));
+	/* Factory again: setup works with a new key. */
+	assert_int_equal(run(f, NULL, "keygen", f->key2, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key2, NULL), EXIT_OK);
+}
+
+static void test_sedutil_hash(void **state)
+{
+	struct fx *f = *state;
+
+	/* A drive set up with a sedutil-hashed password... */
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->pw, "--hash", "sedutil", NULL), EXIT_OK);
+	power_cycle(f);
+	/* ...does not take the raw password bytes as the PIN... */
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->pw, NULL), EXIT_AUTH);
+	/* ...but the hashed one; also from stdin without the newline. */
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->pw, "--hash", "sedutil", NULL), EXIT_OK);
+	assert_int_equal(run(f, "hunter2", "lock", f->drive, "-k", "-", "--hash", "sedutil", NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->pw, "--hash", "bogus", NULL), EXIT_USAGE);
+}
+
+static void test_keyfile_errors(void **state)
+{
+	struct fx *f = *state;
+	char empty[96], big[96];
+	uint8_t blob[64];
+
+	memset(blob, 1, sizeof(blob));
+	snprintf(empty, sizeof(empty), "%s/empty", f->dir);
+	snprintf(big, sizeof(big), "%s/big", f->dir);
+	write_file(empty, "", 0);
+	write_file(big, blob, sizeof(blob));
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", empty, NULL), EXIT_KEYFILE);
+	assert_non_null(strstr(f->err, "empty"));
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", big, NULL), EXIT_KEYFILE);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", "/nonexistent", NULL), EXIT_KEYFILE);
+	/* The key never appears in output. */
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->pw, NULL), EXIT_OK);
+	assert_null(strstr(f->out, "hunter2"));
+	assert_null(strstr(f->err, "hunter2"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_usage, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_discover_status, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_unlock_cycle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lockout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_range_setup_and_erase, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_change_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mbr, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_psid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sedutil_hash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keyfile_errors, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * lib/opal operations against the in-process sedsim drive: sessions,
+ * ownership, activation, ranges, lock/unlock with real media I/O, TryLimit
+ * lockout, LockOnReset, GenKey, MBR shadowing, DataStore, reverts, and the
+ * NVMe transport through its libnvme seam.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <libnvme.h>
+
+#include "opal.h"
+#include "sedsim.h"
+
+#define BLOCKS 4096
+
+struct fx {
+	char dir[64];
+	struct sedsim *sim;
+	struct opal_dev *dev;
+};
+
+static const struct opal_key KEY = { (const uint8_t *)"0123456789abcdef", 16 };
+static const struct opal_key BAD = { (const uint8_t *)"wrong-key", 9 };
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct sedsim_config cfg = { .blocks = BLOCKS, .serial = "TESTSERIAL01", .try_limit = 3 };
+
+	strcpy(f->dir, "/tmp/test_sedsim.XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	if (sedsim_create(f->dir, &cfg) || sedsim_open(f->dir, true, &f->sim))
+		return -1;
+	f->dev = sedsim_opal_dev(f->sim);
+	opal_dev_set_timeout(f->dev, 2000);
+	*state = f;
+	return f->dev ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char cmd[128];
+
+	opal_dev_free(f->dev);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	if (system(cmd))
+		return -1;
+	free(f);
+	return 0;
+}
+
+static void fill(uint8_t *b, size_t n, uint8_t seed)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = (uint8_t)(seed + i * 7);
+}
+
+static void own_and_activate(struct fx *f)
+{
+	assert_int_equal(opal_take_ownership(f->dev, &KEY), 0);
+	assert_int_equal(opal_activate_locking_sp(f->dev, &KEY), 0);
+}
+
+static void test_factory_msid_and_discovery(void **state)
+{
+	struct fx *f = *state;
+	struct opal_discovery d;
+	uint8_t msid[OPAL_PIN_MAX];
+	size_t n;
+	uint64_t lc;
+
+	assert_int_equal(opal_discovery0(f->dev, &d), 0);
+	assert_true(d.opal2 && d.locking && d.geometry && d.datastore);
+	assert_int_equal(d.base_comid, SEDSIM_BASE_COMID);
+	assert_int_equal(d.locking_flags & OPAL_LF_ENABLED, 0);
+	assert_int_equal(opal_get_msid(f->dev, msid, sizeof(msid), &n), 0);
+	assert_int_equal(n, 32);
+	assert_int_equal(opal_locking_sp_lifecycle(f->dev, &lc), 0);
+	assert_int_equal(lc, OPAL_LIFECYCLE_MANUFACTURED_INACTIVE);
+	/* Factory SID PIN is the MSID: a session as SID with it works. */
+	{
+		struct opal_key k = { msid, n };
+		struct opal_session *s;
+
+		assert_int_equal(opal_start_session(f->dev, &OPAL_UID_ADMINSP, &OPAL_UID_SID, &k,
+						    false, &s), 0);
+		assert_int_equal(opal_end_session(s), 0);
+	}
+}
+
+static void test_session_auth(void **state)
+{
+	struct fx *f = *state;
+	struct opal_session *s;
+	uint8_t pin[OPAL_PIN_MAX];
+	size_t n;
+
+	own_and_activate(f);
+	/* Wrong key at StartSession: NOT_AUTHORIZED, no session. */
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_ADMINSP, &OPAL_UID_SID, &BAD, true, &s),
+			 OPAL_ST_NOT_AUTHORIZED);
+	assert_null(s);
+	/* Authenticate inside an anonymous session: False, then True. */
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_LOCKINGSP, NULL, NULL, false, &s), 0);
+	{
+		opal_uid a1 = opal_uid_admin(1);
+
+		assert_int_equal(opal_authenticate(s, &a1, &BAD), OPAL_ERR_AUTH);
+		assert_int_equal(opal_authenticate(s, &a1, &KEY), 0);
+	}
+	/* Even Admin1 cannot read a PIN other than the MSID's. */
+	{
+		opal_uid c = opal_uid_c_pin_admin(1);
+
+		assert_int_equal(opal_get_column_bytes(s, &c, OPAL_COL_PIN, pin, sizeof(pin), &n),
+				 OPAL_ST_NOT_AUTHORIZED);
+	}
+	/* Read-only session: Set refused. */
+	{
+		opal_uid g = opal_uid_locking_range(0);
+
+		assert_int_equal(opal_set_column_uint(s, &g, OPAL_COL_READ_LOCKED, 1),
+				 OPAL_ST_NOT_AUTHORIZED);
+	}
+	assert_int_equal(opal_end_session(s), 0);
+	/* Locking SP sessions are refused before activation... after revert. */
+	assert_int_equal(opal_revert_tper(f->dev, &KEY), 0);
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_LOCKINGSP, NULL, NULL, false, &s),
+			 OPAL_ST_INVALID_PARAMETER);
+}
+
+static void test_global_lock_unlock_io(void **state)
+{
+	struct fx *f = *state;
+	struct opal_range r = { .n = 0, .read_lock_enabled = true, .write_lock_enabled = true,
+				.lock_on_reset = true }, g;
+	uint8_t data[8 * SEDSIM_BLOCK], back[8 * SEDSIM_BLOCK];
+	struct opal_discovery d;
+
+	fill(data, sizeof(data), 1);
+	assert_int_equal(sedsim_write(f->sim, 100, 8, data), SEDSIM_IO_OK);
+	own_and_activate(f);
+	assert_int_equal(opal_setup_range(f->dev, &KEY, &r), 0);
+	assert_int_equal(opal_get_range(f->dev, &KEY, 0, &g), 0);
+	assert_true(g.read_lock_enabled && g.write_lock_enabled && g.lock_on_reset);
+	assert_false(g.read_locked || g.write_locked);
+	assert_int_equal(g.length, BLOCKS);
+
+	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 0, OPAL_LOCKED), 0);
+	assert_int_equal(sedsim_read(f->sim, 100, 8, back), SEDSIM_IO_LOCKED);
+	assert_int_equal(sedsim_write(f->sim, 100, 1, data), SEDSIM_IO_LOCKED);
+	assert_int_equal(opal_discovery0(f->dev, &d), 0);
+	assert_true(d.locking_flags & OPAL_LF_LOCKED);
+
+	assert_int_equal(opal_lock_unlock(f->dev, 0, &BAD, 0, OPAL_UNLOCKED_RW),
+			 OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(sedsim_read(f->sim, 100, 8, back), SEDSIM_IO_LOCKED);
+
+	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 0, OPAL_UNLOCKED_RO), 0);
+	assert_int_equal(sedsim_read(f->sim, 100, 8, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, data, sizeof(data));
+	assert_int_equal(sedsim_write(f->sim, 100, 1, data), SEDSIM_IO_LOCKED);
+
+	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 0, OPAL_UNLOCKED_RW), 0);
+	assert_int_equal(sedsim_write(f->sim, 100, 1, data), SEDSIM_IO_OK);
+
+	/* Power cycle: LockOnReset relocks; the data is still there after unlock. */
+	assert_int_equal(sedsim_power_cycle(f->sim), 0);
+	assert_int_equal(sedsim_read(f->sim, 100, 8, back), SEDSIM_IO_LOCKED);
+	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 0, OPAL_UNLOCKED_RW), 0);
+	assert_int_equal(sedsim_read(f->sim, 100, 8, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, data, sizeof(data));
+}
+
+static void test_ranges(void **state)
+{
+	struct fx *f = *state;
+	struct opal_range r = { .n = 1, .start = 1024, .length = 1024, .read_lock_enabled = true,
+				.write_lock_enabled = true, .lock_on_reset = true }, g;
+	uint8_t data[SEDSIM_BLOCK], back[SEDSIM_BLOCK];
+
+	fill(data, sizeof(data), 9);
+	own_and_activate(f);
+	for (unsigned n = 1; n <= 8; n++) {
+		struct opal_range q = r;
+
+		q.n = n;
+		q.start = (n - 1) * 256;
+		q.length = 256;
+		q.lock_on_reset = n != 8;
+		assert_int_equal(opal_setup_range(f->dev, &KEY, &q), 0);
+	}
+	assert_int_equal(opal_get_range(f->dev, &KEY, 8, &g), 0);
+	assert_int_equal(g.start, 7 * 256);
+	assert_int_equal(g.length, 256);
+	assert_false(g.lock_on_reset);
+	/* Overlap with range 1 is refused, and nothing changes. */
+	r.n = 2;
+	r.start = 100;
+	r.length = 10;
+	assert_int_equal(opal_setup_range(f->dev, &KEY, &r), OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(opal_get_range(f->dev, &KEY, 2, &g), 0);
+	assert_int_equal(g.start, 256);
+	/* Beyond the end of the media. */
+	r.start = BLOCKS - 5;
+	assert_int_equal(opal_setup_range(f->dev, &KEY, &r), OPAL_ST_INVALID_PARAMETER);
+	/* A ninth range does not exist. */
+	assert_int_equal(opal_get_range(f->dev, &KEY, 9, &g), OPAL_ST_INVALID_PARAMETER);
+
+	/* Lock range 3 only: LBA 600 fails, LBA 0 (range 1) works. */
+	assert_int_equal(sedsim_write(f->sim, 600, 1, data), SEDSIM_IO_OK);
+	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 3, OPAL_LOCKED), 0);
+	assert_int_equal(sedsim_read(f->sim, 600, 1, back), SEDSIM_IO_LOCKED);
+	assert_int_equal(sedsim_read(f->sim, 0, 1, back), SEDSIM_IO_OK);
+	/* Range 8 has no LockOnReset: a power cycle leaves it unlocked. */
+	assert_int_equal(sedsim_power_cycle(f->sim), 0);
+	assert_int_equal(sedsim_read(f->sim, 7 * 256, 1, back), SEDSIM_IO_OK);
+	assert_int_equal(sedsim_read(f->sim, 0, 1, back), SEDSIM_IO_LOCKED);
+	/* GenKey on range 3 destroys its data. */
+	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 3, OPAL_UNLOCKED_RW), 0);
+	assert_int_equal(sedsim_read(f->sim, 600, 1, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, data, sizeof(data));
+	assert_int_equal(opal_erase_range(f->dev, &KEY, 3), 0);
+	assert_int_equal(sedsim_read(f->sim, 600, 1, back), SEDSIM_IO_OK);
+	assert_memory_not_equal(back, data, sizeof(data));
+}
+
+static void test_lockout(void **state)
+{
+	struct fx *f = *state;
+	opal_uid c = opal_uid_c_pin_admin(1);
+	uint64_t tries, limit;
+
+	own_and_activate(f);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(opal_lock_unlock(f->dev, 0, &BAD, 0, OPAL_UNLOCKED_RW),
+				 OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_tries_left(f->dev, &OPAL_UID_LOCKINGSP, &c, &tries, &limit), 0);
+	assert_int_equal(limit, 3);
+	assert_int_equal(tries, 3);
+	/* Locked out: even the right key fails until a power cycle. */
+	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 0, OPAL_UNLOCKED_RW),
+			 OPAL_ST_AUTHORITY_LOCKED_OUT);
+	assert_int_equal(sedsim_power_cycle(f->sim), 0);
+	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 0, OPAL_UNLOCKED_RW), 0);
+	assert_int_equal(opal_tries_left(f->dev, &OPAL_UID_LOCKINGSP, &c, &tries, &limit), 0);
+	assert_int_equal(tries, 0);
+}
+
+static void test_user_ace(void **state)
+{
+	struct fx *f = *state;
+	struct opal_key ukey = { (const uint8_t *)"user-one", 8 };
+	opal_uid u1 = opal_uid_user(1), cu1 = opal_uid_c_pin_user(1), ace = opal_uid_ace_rdlocked(0);
+	opal_uid a1 = opal_uid_admin(1);
+	struct opal_session *s;
+	uint8_t mem[256];
+	struct opal_buf b;
+
+	own_and_activate(f);
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_LOCKINGSP, &a1, &KEY, true, &s), 0);
+	assert_int_equal(opal_set_column_uint(s, &u1, OPAL_COL_AUTHORITY_ENABLED, 1), 0);
+	assert_int_equal(opal_set_column_bytes(s, &cu1, OPAL_COL_PIN, ukey.data, ukey.len), 0);
+	assert_int_equal(opal_end_session(s), 0);
+	/* User1 is not in the ACE yet. */
+	assert_int_equal(opal_lock_unlock(f->dev, 1, &ukey, 0, OPAL_LOCKED), OPAL_ST_NOT_AUTHORIZED);
+	/* Add User1 to ACE_Locking_GlobalRange_Set_RdLocked, as the kernel does. */
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_LOCKINGSP, &a1, &KEY, true, &s), 0);
+	opal_buf_init(&b, mem, sizeof(mem));
+	opal_put_call_begin(&b, &ace, &OPAL_M_SET);
+	opal_put_control(&b, OPAL_TOK_STARTNAME);
+	opal_put_uint(&b, 1);
+	opal_put_control(&b, OPAL_TOK_STARTLIST);
+	opal_put_control(&b, OPAL_TOK_STARTNAME);
+	opal_put_uint(&b, OPAL_COL_ACE_BOOLEAN_EXPR);
+	opal_put_control(&b, OPAL_TOK_STARTLIST);
+	opal_put_control(&b, OPAL_TOK_STARTNAME);
+	opal_put_bytes(&b, OPAL_UID_HALF_AUTHORITY_OBJ_REF.b, 4);
+	opal_put_uid(&b, &u1);
+	opal_put_control(&b, OPAL_TOK_ENDNAME);
+	opal_put_control(&b, OPAL_TOK_ENDLIST);
+	opal_put_control(&b, OPAL_TOK_ENDNAME);
+	opal_put_control(&b, OPAL_TOK_ENDLIST);
+	opal_put_control(&b, OPAL_TOK_ENDNAME);
+	opal_put_call_end(&b, 0);
+	{
+		struct opal_resp *r = test_calloc(1, sizeof(*r));
+
+		assert_int_equal(opal_session_call(s, &b, r), 0);
+		test_free(r);
+	}
+	assert_int_equal(opal_end_session(s), 0);
+	/* Read lock allowed now; write lock still not (WriteLocked ACE unchanged). */
+	assert_int_equal(opal_lock_unlock(f->dev, 1, &ukey, 0, OPAL_LOCKED), OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_LOCKINGSP, &u1, &ukey, true, &s), 0);
+	{
+		opal_uid g = opal_uid_locking_range(0);
+
+		assert_int_equal(opal_set_column_uint(s, &g, OPAL_COL_READ_LOCKED, 1), 0);
+		assert_int_equal(opal_set_column_uint(s, &g, OPAL_COL_WRITE_LOCKED, 1),
+				 OPAL_ST_NOT_AUTHORIZED);
+	}
+	assert_int_equal(opal_end_session(s), 0);
+}
+
+static void test_mbr_shadow(void **state)
+{
+	struct fx *f = *state;
+	uint8_t img[3 * SEDSIM_BLOCK], back[SEDSIM_BLOCK], data[SEDSIM_BLOCK];
+	struct opal_mbr_state m;
+
+	fill(img, sizeof(img), 3);
+	fill(data, sizeof(data), 77);
+	assert_int_equal(sedsim_write(f->sim, 1, 1, data), SEDSIM_IO_OK);
+	own_and_activate(f);
+	assert_int_equal(opal_mbr_write(f->dev, &KEY, 0, img, sizeof(img)), 0);
+	assert_int_equal(opal_mbr_set(f->dev, &KEY, 1, 0), 0);
+	assert_int_equal(opal_mbr_get(f->dev, &KEY, &m), 0);
+	assert_true(m.enable && !m.done);
+	/* Shadowed: LBA 1 reads the shadow MBR, writes fail. */
+	assert_int_equal(sedsim_read(f->sim, 1, 1, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, img + SEDSIM_BLOCK, SEDSIM_BLOCK);
+	assert_int_equal(sedsim_write(f->sim, 1, 1, data), SEDSIM_IO_LOCKED);
+	/* Done: the real media again. */
+	assert_int_equal(opal_mbr_set(f->dev, &KEY, -1, 1), 0);
+	assert_int_equal(sedsim_read(f->sim, 1, 1, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, data, SEDSIM_BLOCK);
+	/* MBRDoneOnReset: shadowed again after a power cycle. */
+	assert_int_equal(sedsim_power_cycle(f->sim), 0);
+	assert_int_equal(sedsim_read(f->sim, 1, 1, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, img + SEDSIM_BLOCK, SEDSIM_BLOCK);
+}
+
+static void test_datastore_random(void **state)
+{
+	struct fx *f = *state;
+	uint8_t in[3000], out[3000], r1[48], r2[48];
+
+	fill(in, sizeof(in), 5);
+	own_and_activate(f);
+	assert_int_equal(opal_datastore_write(f->dev, &KEY, 100, in, sizeof(in)), 0);
+	assert_int_equal(opal_datastore_read(f->dev, &KEY, 100, out, sizeof(out)), 0);
+	assert_memory_equal(in, out, sizeof(in));
+	assert_int_equal(opal_datastore_read(f->dev, &BAD, 100, out, 10), OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_datastore_write(f->dev, &KEY, SEDSIM_DATASTORE_SIZE - 1, in, 2),
+			 OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(opal_random(f->dev, r1, sizeof(r1)), 0);
+	assert_int_equal(opal_random(f->dev, r2, sizeof(r2)), 0);
+	assert_memory_not_equal(r1, r2, sizeof(r1));
+}
+
+static void test_reverts(void **state)
+{
+	struct fx *f = *state;
+	struct opal_range r = { .n = 0, .read_lock_enabled = true, .write_lock_enabled = true };
+	uint8_t data[SEDSIM_BLOCK], back[SEDSIM_BLOCK], ds[16];
+	char psid[64];
+	struct opal_key pk;
+	uint64_t lc;
+
+	fill(data, sizeof(data), 11);
+	own_and_activate(f);
+	assert_int_equal(opal_setup_range(f->dev, &KEY, &r), 0);
+	assert_int_equal(sedsim_write(f->sim, 10, 1, data), SEDSIM_IO_OK);
+	assert_int_equal(opal_datastore_write(f->dev, &KEY, 0, "secretsecret", 12), 0);
+
+	/* RevertSP: Locking SP back to Manufactured-Inactive, data gone, SID kept. */
+	assert_int_equal(opal_revert_locking_sp(f->dev, &KEY), 0);
+	assert_int_equal(opal_locking_sp_lifecycle(f->dev, &lc), 0);
+	assert_int_equal(lc, OPAL_LIFECYCLE_MANUFACTURED_INACTIVE);
+	assert_int_equal(sedsim_read(f->sim, 10, 1, back), SEDSIM_IO_OK);
+	assert_memory_not_equal(back, data, sizeof(data));
+	assert_int_equal(opal_activate_locking_sp(f->dev, &KEY), 0);
+	assert_int_equal(opal_datastore_read(f->dev, &KEY, 0, ds, 12), 0);
+	assert_memory_not_equal(ds, "secretsecret", 12);
+
+	/* Revert as SID with a wrong key fails; with the right one, factory state. */
+	assert_int_equal(opal_revert_tper(f->dev, &BAD), OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_revert_tper(f->dev, &KEY), 0);
+	assert_int_equal(opal_take_ownership(f->dev, &KEY), 0);	/* SID = MSID again */
+
+	/* PSID revert with the label's PSID. */
+	assert_int_equal(opal_activate_locking_sp(f->dev, &KEY), 0);
+	assert_int_equal(sedsim_write(f->sim, 10, 1, data), SEDSIM_IO_OK);
+	assert_int_equal(sedsim_read_psid(f->dir, psid, sizeof(psid)), 0);
+	pk.data = (const uint8_t *)psid;
+	pk.len = strlen(psid);
+	assert_int_equal(opal_psid_revert(f->dev, &BAD), OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_psid_revert(f->dev, &pk), 0);
+	assert_int_equal(opal_locking_sp_lifecycle(f->dev, &lc), 0);
+	assert_int_equal(lc, OPAL_LIFECYCLE_MANUFACTURED_INACTIVE);
+	assert_int_equal(sedsim_read(f->sim, 10, 1, back), SEDSIM_IO_OK);
+	assert_memory_not_equal(back, data, sizeof(data));
+}
+
+static void test_state_persists(void **state)
+{
+	struct fx *f = *state;
+	struct opal_range r = { .n = 0, .read_lock_enabled = true, .write_lock_enabled = true,
+				.lock_on_reset = true };
+	struct sedsim *sim2;
+	struct opal_dev *dev2;
+	uint8_t back[SEDSIM_BLOCK];
+
+	own_and_activate(f);
+	assert_int_equal(opal_setup_range(f->dev, &KEY, &r), 0);
+	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 0, OPAL_UNLOCKED_RW), 0);
+	/* Reopen without power cycle: still unlocked; with: locked. */
+	assert_int_equal(sedsim_open(f->dir, false, &sim2), 0);
+	assert_int_equal(sedsim_read(sim2, 0, 1, back), SEDSIM_IO_OK);
+	sedsim_close(sim2);
+	assert_int_equal(sedsim_open(f->dir, true, &sim2), 0);
+	assert_int_equal(sedsim_read(sim2, 0, 1, back), SEDSIM_IO_LOCKED);
+	dev2 = sedsim_opal_dev(sim2);
+	assert_int_equal(opal_lock_unlock(dev2, 0, &KEY, 0, OPAL_UNLOCKED_RW), 0);
+	assert_int_equal(sedsim_read(sim2, 0, 1, back), SEDSIM_IO_OK);
+	opal_dev_free(dev2);
+}
+
+/* ---------------------------------------------- NVMe transport via seam */
+
+static struct sedsim *seam_sim;
+static unsigned seam_calls;
+
+static int seam_send(struct nvme_security_send_args *a)
+{
+	/* What the transport puts in the command, checked field by field. */
+	assert_int_equal(a->args_size, sizeof(*a));
+	assert_int_equal(a->nssf, 0);
+	assert_int_equal(a->tl, a->data_len);
+	seam_calls++;
+	return sedsim_if_send(seam_sim, a->secp, (uint16_t)(a->spsp1 << 8 | a->spsp0), a->data,
+			      a->data_len) ? -1 : 0;
+}
+
+static int seam_recv(struct nvme_security_receive_args *a)
+{
+	assert_int_equal(a->args_size, sizeof(*a));
+	assert_int_equal(a->al, a->data_len);
+	seam_calls++;
+	return sedsim_if_recv(seam_sim, a->secp, (uint16_t)(a->spsp1 << 8 | a->spsp0), a->data,
+			      a->data_len) ? -1 : 0;
+}
+
+static int seam_identify(int fd, struct nvme_id_ctrl *id)
+{
+	(void)fd;
+	memset(id->sn, ' ', sizeof(id->sn));
+	memcpy(id->sn, sedsim_serial(seam_sim), sizeof(id->sn));
+	return 0;
+}
+
+static void test_nvme_seam(void **state)
+{
+	struct fx *f = *state;
+	const struct opal_nvme_seam seam = { seam_send, seam_recv, seam_identify };
+	struct opal_dev *nv;
+	struct opal_discovery d;
+	char serial[OPAL_SERIAL_MAX];
+
+	seam_sim = f->sim;
+	seam_calls = 0;
+	assert_int_equal(opal_nvme_from_fd(-1, &seam, &nv), 0);
+	assert_string_equal(opal_dev_transport(nv), "nvme");
+	assert_int_equal(opal_discovery0(nv, &d), 0);
+	assert_true(d.opal2);
+	assert_int_equal(opal_take_ownership(nv, &KEY), 0);
+	assert_int_equal(opal_activate_locking_sp(nv, &KEY), 0);
+	assert_int_equal(opal_lock_unlock(nv, 0, &BAD, 0, OPAL_LOCKED), OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_dev_serial(nv, serial), 0);
+	assert_memory_equal(serial, "TESTSERIAL01        ", OPAL_SERIAL_MAX);
+	assert_true(seam_calls > 10);
+	opal_dev_free(nv);
+}
+
+/* A TPer that never answers: the host gives up at its timeout. */
+static int mute_send(void *ctx, uint8_t p, uint16_t s, const void *b, size_t n)
+{
+	(void)ctx; (void)p; (void)s; (void)b; (void)n;
+	return 0;
+}
+
+static int mute_recv(void *ctx, uint8_t p, uint16_t s, void *b, size_t n)
+{
+	uint8_t *o = b;
+
+	(void)p;
+	memset(b, 0, n);
+	if (s == 1)
+		return sedsim_if_recv(ctx, 1, 1, b, n);	/* discovery works */
+	o[4] = (uint8_t)(s >> 8);
+	o[5] = (uint8_t)s;
+	o[11] = 1;	/* "outstanding data", forever */
+	return 0;
+}
+
+static void test_timeout(void **state)
+{
+	struct fx *f = *state;
+	static const struct opal_transport_ops mute = { "mute", mute_send, mute_recv, NULL, NULL };
+	struct opal_dev *dev = opal_dev_new(&mute, f->sim);
+	struct opal_session *s;
+
+	opal_dev_set_timeout(dev, 200);
+	assert_int_equal(opal_start_session(dev, &OPAL_UID_ADMINSP, NULL, NULL, false, &s),
+			 OPAL_ERR_TIMEOUT);
+	opal_dev_free(dev);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_factory_msid_and_discovery, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_auth, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_global_lock_unlock_io, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ranges, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lockout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_user_ace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mbr_shadow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_datastore_random, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reverts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_persists, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nvme_seam, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Choosing the transport for a device path. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "opalctl-dev.h"
+#include "sedsim.h"
+
+static bool is_sedsim_dir(const char *path)
+{
+	char state[4096];
+
+	snprintf(state, sizeof(state), "%s/state", path);
+	return access(state, R_OK) == 0;
+}
+
+static int open_sedsim(const char *path, struct opalctl_dev *dev, char *why, size_t whylen)
+{
+	struct sedsim *sim;
+	int rc = sedsim_open(path, false, &sim);
+
+	if (rc) {
+		snprintf(why, whylen, "not a sedsim drive directory: %s", strerror(-rc));
+		return OPAL_ERR_TRANSPORT;
+	}
+	dev->opal = sedsim_opal_dev(sim);
+	dev->transport = "sedsim";
+	return dev->opal ? 0 : OPAL_ERR_NOMEM;
+}
+
+/* NVMe for /dev/nvme*, SG_IO for anything else. */
+static int open_raw(const char *path, bool nvme, struct opalctl_dev *dev, char *why,
+		    size_t whylen)
+{
+	int err_no = 0, rc;
+
+	rc = nvme ? opal_open_nvme(path, &dev->opal, &err_no) :
+		    opal_open_sg(path, &dev->opal, &err_no);
+	if (rc)
+		snprintf(why, whylen, "%s", err_no ? strerror(err_no) : opal_strerror(rc));
+	else
+		dev->transport = nvme ? "nvme" : "scsi";
+	return rc;
+}
+
+int opalctl_dev_open(const char *path, const char *transport, unsigned int timeout_ms,
+		     bool kernel_op, struct opalctl_dev **out, char *why, size_t whylen)
+{
+	struct opalctl_dev *dev = calloc(1, sizeof(*dev));
+	bool nvme = strstr(path, "nvme") != NULL;
+	struct stat st;
+	int rc = 0;
+
+	*out = NULL;
+	snprintf(why, whylen, "unknown error");
+	if (!dev)
+		return OPAL_ERR_NOMEM;
+	dev->kernel_fd = -1;
+	if (!strcmp(transport, "sedsim") || (!strcmp(transport, "auto") && is_sedsim_dir(path))) {
+		rc = open_sedsim(path, dev, why, whylen);
+	} else if (!strcmp(transport, "nvme") || !strcmp(transport, "scsi")) {
+		rc = open_raw(path, !strcmp(transport, "nvme"), dev, why, whylen);
+	} else if (!strcmp(transport, "ioctl") || !strcmp(transport, "auto")) {
+		bool ioctl_only = !strcmp(transport, "ioctl");
+
+		if (stat(path, &st)) {
+			snprintf(why, whylen, "%s", strerror(errno));
+			rc = OPAL_ERR_TRANSPORT;
+		} else if (ioctl_only && !S_ISBLK(st.st_mode)) {
+			snprintf(why, whylen, "the sed-opal ioctls need a block device");
+			rc = OPAL_ERR_INVAL;
+		} else if (S_ISBLK(st.st_mode) && (kernel_op || ioctl_only)) {
+			dev->kernel_fd = open(path, O_RDWR | O_CLOEXEC);
+			if (dev->kernel_fd < 0) {
+				snprintf(why, whylen, "%s", strerror(errno));
+				rc = OPAL_ERR_TRANSPORT;
+			} else {
+				dev->transport = "ioctl";
+				/* Protocol access too, for the serial number and discovery. */
+				open_raw(path, nvme, dev, why, whylen);
+			}
+		} else {
+			rc = open_raw(path, nvme, dev, why, whylen);
+		}
+	} else {
+		snprintf(why, whylen, "unknown transport: use auto, ioctl, nvme, scsi or sedsim");
+		rc = OPAL_ERR_INVAL;
+	}
+	if (rc) {
+		opalctl_dev_close(dev);
+		return rc;
+	}
+	if (dev->opal)
+		opal_dev_set_timeout(dev->opal, timeout_ms);
+	*out = dev;
+	return 0;
+}
+
+void opalctl_dev_close(struct opalctl_dev *dev)
+{
+	if (!dev)
+		return;
+	opal_dev_free(dev->opal);
+	if (dev->kernel_fd >= 0)
+		close(dev->kernel_fd);
+	free(dev);
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* opalctl operations on top of the kernel's sed-opal ioctls. */
+#include <errno.h>
+
+#include "opalctl-dev.h"
+#include "opalctl-kernel.h"
+
+/* kopal result -> lib/opal error space. */
+static int kmap(int rc)
+{
+	if (rc >= 0)
+		return rc;
+	switch (-rc) {
+	case ENOTTY:
+	case EOPNOTSUPP:
+	case ENODEV:
+		return OPAL_ERR_UNSUPPORTED;
+	case ETIMEDOUT:
+		return OPAL_ERR_TIMEOUT;
+	case EINVAL:
+		return OPAL_ERR_INVAL;
+	default:
+		return OPAL_ERR_TRANSPORT;
+	}
+}
+
+int opalctl_kernel_setup(struct opalctl_dev *dev, const struct opal_key *key,
+			 const struct opal_range *r)
+{
+	int fd = dev->kernel_fd, rc;
+
+	rc = kopal_take_ownership(fd, key->data, key->len);
+	if (!rc) {
+		rc = kopal_activate_lsp(fd, key->data, key->len);
+	} else if (rc == OPAL_ST_NOT_AUTHORIZED) {
+		/* Already owned: activation fails harmlessly if already active. */
+		kopal_activate_lsp(fd, key->data, key->len);
+		rc = 0;
+	}
+	if (rc)
+		return kmap(rc);
+	rc = kopal_lr_setup(fd, key->data, key->len, r->n, r->start, r->length,
+			    r->read_lock_enabled, r->write_lock_enabled);
+	if (rc)
+		return kmap(rc);
+	return kmap(kopal_mbr_enable(fd, key->data, key->len, false));
+}
+
+int opalctl_kernel_lock_unlock(struct opalctl_dev *dev, unsigned who, const struct opal_key *key,
+			       unsigned range, enum opal_lock_state st, bool save)
+{
+	enum kopal_state ks = st == OPAL_LOCKED ? KOPAL_LOCKED :
+			      st == OPAL_UNLOCKED_RO ? KOPAL_RO : KOPAL_RW;
+
+	return kmap(kopal_lock_unlock(dev->kernel_fd, who, key->data, key->len, range, ks, save));
+}
+
+int opalctl_kernel_revert(struct opalctl_dev *dev, const struct opal_key *key, bool psid)
+{
+	return kmap(kopal_revert(dev->kernel_fd, key->data, key->len, psid));
+}
+
+int opalctl_kernel_erase_range(struct opalctl_dev *dev, const struct opal_key *key,
+			       unsigned range)
+{
+	return kmap(kopal_secure_erase(dev->kernel_fd, key->data, key->len, range));
+}
+
+int opalctl_kernel_mbr(struct opalctl_dev *dev, const struct opal_key *key, int enable, int done)
+{
+	int rc = 0;
+
+	if (enable >= 0)
+		rc = kopal_mbr_enable(dev->kernel_fd, key->data, key->len, enable);
+	if (!rc && done >= 0)
+		rc = kopal_mbr_done(dev->kernel_fd, key->data, key->len, done);
+	return kmap(rc);
+}
+
+int opalctl_dev_discovery(struct opalctl_dev *dev, struct opal_discovery *d)
+{
+	uint8_t buf[OPAL_IO_BUFFER];
+	int rc;
+
+	if (dev->kernel_fd < 0)
+		return OPAL_ERR_UNSUPPORTED;
+	rc = kopal_discovery(dev->kernel_fd, buf, sizeof(buf));
+	if (rc < 0)
+		return kmap(rc);
+	return opal_discovery_parse(buf, sizeof(buf), d);
+}

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The kernel's sed-opal ioctls (linux/sed-opal.h). The kernel runs the
+ * protocol itself; it is the only path that can keep a key for unlocking on
+ * resume from S3 (IOC_OPAL_SAVE).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include <linux/sed-opal.h>
+
+#include "opalctl-kernel.h"
+
+#ifndef IOC_OPAL_DISCOVERY
+#define IOC_OPAL_DISCOVERY _IOW('p', 239, struct opal_discovery)
+struct opal_discovery {
+	__u64 data;
+	__u64 size;
+};
+#endif
+
+static int kret(int ret)
+{
+	if (ret < 0)
+		return -errno;
+	return ret;
+}
+
+static int set_key(struct opal_key *k, const uint8_t *key, size_t len, unsigned lr)
+{
+	if (len > OPAL_KEY_MAX || lr >= OPAL_MAX_LRS)
+		return -EINVAL;
+	memset(k, 0, sizeof(*k));
+	k->lr = (__u8)lr;
+	k->key_len = (__u8)len;
+	k->key_type = OPAL_INCLUDED;
+	memcpy(k->key, key, len);
+	return 0;
+}
+
+int kopal_take_ownership(int fd, const uint8_t *key, size_t len)
+{
+	struct opal_key k;
+	int rc = set_key(&k, key, len, 0);
+
+	if (!rc)
+		rc = kret(ioctl(fd, IOC_OPAL_TAKE_OWNERSHIP, &k));
+	explicit_bzero(&k, sizeof(k));
+	return rc;
+}
+
+int kopal_activate_lsp(int fd, const uint8_t *key, size_t len)
+{
+	struct opal_lr_act a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	rc = set_key(&a.key, key, len, 0);
+	if (!rc)
+		rc = kret(ioctl(fd, IOC_OPAL_ACTIVATE_LSP, &a));
+	explicit_bzero(&a, sizeof(a));
+	return rc;
+}
+
+int kopal_lr_setup(int fd, const uint8_t *key, size_t len, unsigned range, uint64_t start,
+		   uint64_t length, bool rle, bool wle)
+{
+	struct opal_user_lr_setup s;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	s.range_start = start;
+	s.range_length = length;
+	s.RLE = rle;
+	s.WLE = wle;
+	s.session.who = OPAL_ADMIN1;
+	rc = set_key(&s.session.opal_key, key, len, range);
+	if (!rc)
+		rc = kret(ioctl(fd, IOC_OPAL_LR_SETUP, &s));
+	explicit_bzero(&s, sizeof(s));
+	return rc;
+}
+
+int kopal_lock_unlock(int fd, unsigned who, const uint8_t *key, size_t len, unsigned range,
+		      enum kopal_state st, bool save)
+{
+	struct opal_lock_unlock lk;
+	int rc;
+
+	memset(&lk, 0, sizeof(lk));
+	lk.session.who = who;
+	lk.l_state = st == KOPAL_LOCKED ? OPAL_LK : st == KOPAL_RO ? OPAL_RO : OPAL_RW;
+	rc = set_key(&lk.session.opal_key, key, len, range);
+	if (!rc)
+		rc = kret(ioctl(fd, IOC_OPAL_LOCK_UNLOCK, &lk));
+	/* The kernel replays the saved unlock on resume from S3. */
+	if (!rc && save)
+		rc = kret(ioctl(fd, IOC_OPAL_SAVE, &lk));
+	explicit_bzero(&lk, sizeof(lk));
+	return rc;
+}
+
+int kopal_revert(int fd, const uint8_t *key, size_t len, bool psid)
+{
+	struct opal_key k;
+	int rc = set_key(&k, key, len, 0);
+
+	if (!rc)
+		rc = kret(ioctl(fd, psid ? IOC_OPAL_PSID_REVERT_TPR : IOC_OPAL_REVERT_TPR, &k));
+	explicit_bzero(&k, sizeof(k));
+	return rc;
+}
+
+int kopal_secure_erase(int fd, const uint8_t *key, size_t len, unsigned range)
+{
+	struct opal_session_info s;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	s.who = OPAL_ADMIN1;
+	rc = set_key(&s.opal_key, key, len, range);
+	if (!rc)
+		rc = kret(ioctl(fd, IOC_OPAL_SECURE_ERASE_LR, &s));
+	explicit_bzero(&s, sizeof(s));
+	return rc;
+}
+
+int kopal_mbr_enable(int fd, const uint8_t *key, size_t len, bool enable)
+{
+	struct opal_mbr_data m;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	m.enable_disable = enable ? OPAL_MBR_ENABLE : OPAL_MBR_DISABLE;
+	rc = set_key(&m.key, key, len, 0);
+	if (!rc)
+		rc = kret(ioctl(fd, IOC_OPAL_ENABLE_DISABLE_MBR, &m));
+	explicit_bzero(&m, sizeof(m));
+	return rc;
+}
+
+int kopal_mbr_done(int fd, const uint8_t *key, size_t len, bool done)
+{
+	struct opal_mbr_done m;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	m.done_flag = done ? OPAL_MBR_DONE : OPAL_MBR_NOT_DONE;
+	rc = set_key(&m.key, key, len, 0);
+	if (!rc)
+		rc = kret(ioctl(fd, IOC_OPAL_MBR_DONE, &m));
+	explicit_bzero(&m, sizeof(m));
+	return rc;
+}
+
+int kopal_discovery(int fd, void *buf, size_t len)
+{
+	struct opal_discovery d = { .data = (__u64)(unsigned long)buf, .size = len };
+
+	return kret(ioctl(fd, IOC_OPAL_DISCOVERY, &d));
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The kernel's sed-opal ioctls. Kept apart from opal.h: linux/sed-opal.h
+ * defines names (struct opal_key, enum opal_lock_state) that lib/opal uses
+ * too. Results: 0, a TCG method status (1..0x3f), or -errno.
+ */
+#ifndef FDEKIT_OPALCTL_KERNEL_H
+#define FDEKIT_OPALCTL_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum kopal_state { KOPAL_RW, KOPAL_RO, KOPAL_LOCKED };
+
+int kopal_take_ownership(int fd, const uint8_t *key, size_t len);
+int kopal_activate_lsp(int fd, const uint8_t *key, size_t len);
+int kopal_lr_setup(int fd, const uint8_t *key, size_t len, unsigned range, uint64_t start,
+		   uint64_t length, bool rle, bool wle);
+int kopal_lock_unlock(int fd, unsigned who, const uint8_t *key, size_t len, unsigned range,
+		      enum kopal_state st, bool save);
+int kopal_revert(int fd, const uint8_t *key, size_t len, bool psid);
+int kopal_secure_erase(int fd, const uint8_t *key, size_t len, unsigned range);
+int kopal_mbr_enable(int fd, const uint8_t *key, size_t len, bool enable);
+int kopal_mbr_done(int fd, const uint8_t *key, size_t len, bool done);
+/* Level 0 Discovery into buf (kernels >= 6.5); returns bytes or -errno. */
+int kopal_discovery(int fd, void *buf, size_t len);
+
+#endif

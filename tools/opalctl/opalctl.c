@@ -1,0 +1,1051 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * opalctl: manage TCG Opal self-encrypting drives from the OS.
+ * Thin: parse arguments, call lib/opal (or the kernel's sed-opal ioctls),
+ * print human text or JSON.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <openssl/rand.h>
+
+#include "opal.h"
+#include "opalctl.h"
+#include "opalctl-dev.h"
+
+#define KEYGEN_BYTES 32
+
+struct ctx {
+	FILE *in, *out, *err;
+	bool json;
+	const char *cmd;
+	const char *devpath;
+	const char *transport;
+	const char *keyfile, *new_keyfile, *psid_file, *mbr_file;
+	bool sedutil;
+	int range;		/* -1: not given */
+	bool global;
+	bool have_start, have_length;
+	uint64_t start, length;
+	bool read_only, save, yes;
+	int user;		/* 0: Admin1 */
+	int mbr_enable, mbr_done;	/* -1: leave */
+	const char *who;
+	unsigned int timeout_ms;
+	struct opalctl_dev *dev;
+	json_object *jout;
+	char serial[OPAL_SERIAL_MAX];
+};
+
+static void emit_json(struct ctx *c)
+{
+	if (c->json && c->jout)
+		fprintf(c->out, "%s\n",
+			json_object_to_json_string_ext(c->jout, JSON_C_TO_STRING_PRETTY |
+						       JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+/* One line "opalctl: what failed: what to do"; returns code. */
+static int __attribute__((format(printf, 3, 4)))
+fail(struct ctx *c, int code, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(c->err, "opalctl: %s\n", msg);
+	if (c->json) {
+		json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "error", json_object_new_string(msg));
+		json_object_object_add(j, "exit_code", json_object_new_int(code));
+		fprintf(c->out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY));
+		json_object_put(j);
+	}
+	return code;
+}
+
+static int exit_for(int rc)
+{
+	switch (rc) {
+	case 0: return EXIT_OK;
+	case OPAL_ST_NOT_AUTHORIZED:
+	case OPAL_ERR_AUTH: return EXIT_AUTH;
+	case OPAL_ST_AUTHORITY_LOCKED_OUT: return EXIT_LOCKED_OUT;
+	case OPAL_ERR_TRANSPORT: return EXIT_DEVICE;
+	case OPAL_ERR_TIMEOUT: return EXIT_TIMEOUT;
+	case OPAL_ERR_PROTOCOL: return EXIT_PROTOCOL;
+	case OPAL_ERR_UNSUPPORTED:
+	case OPAL_ERR_NOT_OPAL: return EXIT_UNSUPPORTED;
+	case OPAL_ERR_INVAL: return EXIT_USAGE;
+	default: return EXIT_DRIVE;
+	}
+}
+
+static const char *hint_for(int rc)
+{
+	switch (rc) {
+	case OPAL_ST_NOT_AUTHORIZED:
+	case OPAL_ERR_AUTH: return "check the key file (and --hash)";
+	case OPAL_ST_AUTHORITY_LOCKED_OUT: return "power-cycle the drive, then retry with the right key";
+	case OPAL_ERR_TRANSPORT: return "check the device path and permissions (root?)";
+	case OPAL_ERR_TIMEOUT: return "check the drive and its connection, then retry";
+	case OPAL_ERR_PROTOCOL: return "the drive's firmware answered out of spec; try --transport";
+	case OPAL_ERR_NOT_OPAL: return "this drive cannot be managed by opalctl";
+	case OPAL_ERR_UNSUPPORTED: return "try another --transport";
+	case OPAL_ST_SP_DISABLED:
+	case OPAL_ST_INVALID_PARAMETER: return "run `opalctl status` to check the drive's state";
+	default: return "run `opalctl status` and check the drive";
+	}
+}
+
+/* Report a lib/opal error; adds the tries left on authentication failures. */
+static int fail_opal(struct ctx *c, const char *what, int rc, const opal_uid *sp,
+		     const opal_uid *cpin)
+{
+	char tries[64] = "";
+
+	if ((rc == OPAL_ST_NOT_AUTHORIZED || rc == OPAL_ERR_AUTH) && sp && cpin && c->dev->opal) {
+		uint64_t left, limit;
+
+		if (!opal_tries_left(c->dev->opal, sp, cpin, &left, &limit) && limit)
+			snprintf(tries, sizeof(tries), " (%" PRIu64 " of %" PRIu64 " tries left)",
+				 left < limit ? limit - left : 0, limit);
+	}
+	if (rc == OPAL_ERR_TRANSPORT && c->dev->opal)
+		return fail(c, exit_for(rc), "%s: %s: %s: %s", what, opal_strerror(rc),
+			    strerror(opal_dev_errno(c->dev->opal)), hint_for(rc));
+	return fail(c, exit_for(rc), "%s: %s%s: %s", what, opal_strerror(rc), tries, hint_for(rc));
+}
+
+/* ------------------------------------------------------------------ keys */
+
+/* Read a key file into an mlock'ed PIN, hashing it like sedutil if asked. */
+static int load_key_text(struct ctx *c, const char *path, bool text, struct secret **out)
+{
+	struct secret *raw = secret_new(), *pin;
+	int rc;
+
+	*out = NULL;
+	if (!raw)
+		return fail(c, EXIT_KEYFILE, "cannot allocate locked memory for the key: raise RLIMIT_MEMLOCK");
+	rc = secret_read(raw, path, c->in);
+	if (rc) {
+		secret_free(raw);
+		if (rc == -ENODATA)
+			return fail(c, EXIT_KEYFILE, "key file %s is empty: write the key into it (see `opalctl keygen`)", path);
+		if (rc == -EFBIG)
+			return fail(c, EXIT_KEYFILE, "key file %s is too large: a PIN is at most %d bytes", path, OPAL_PIN_MAX);
+		return fail(c, EXIT_KEYFILE, "cannot read key file %s: %s: check the path and permissions",
+			    path, strerror(-rc));
+	}
+	/* Text keys (sedutil passwords, PSIDs) lose one trailing newline. */
+	if (text || c->sedutil) {
+		if (raw->len && raw->data[raw->len - 1] == '\n')
+			raw->len--;
+		if (raw->len && raw->data[raw->len - 1] == '\r')
+			raw->len--;
+	}
+	if (!c->sedutil) {
+		if (raw->len > OPAL_PIN_MAX) {
+			secret_free(raw);
+			return fail(c, EXIT_KEYFILE, "key file %s holds %s than %d bytes: use a shorter key or --hash sedutil",
+				    path, "more", OPAL_PIN_MAX);
+		}
+		*out = raw;
+		return 0;
+	}
+	pin = secret_new();
+	if (!pin) {
+		secret_free(raw);
+		return fail(c, EXIT_KEYFILE, "cannot allocate locked memory for the key: raise RLIMIT_MEMLOCK");
+	}
+	rc = c->dev->opal ? opal_dev_serial(c->dev->opal, c->serial) : OPAL_ERR_UNSUPPORTED;
+	if (!rc)
+		rc = opal_hash_sedutil(raw->data, raw->len, c->serial, pin->data);
+	secret_free(raw);
+	if (rc) {
+		secret_free(pin);
+		return fail(c, EXIT_UNSUPPORTED, "--hash sedutil needs the drive's serial number: %s: use the transport of the drive (nvme/scsi)",
+			    opal_strerror(rc));
+	}
+	pin->len = 32;
+	*out = pin;
+	return 0;
+}
+
+static int load_key(struct ctx *c, const char *path, struct secret **out)
+{
+	return load_key_text(c, path, false, out);
+}
+
+static struct opal_key key_of(const struct secret *s)
+{
+	return (struct opal_key){ s->data, s->len };
+}
+
+/* ------------------------------------------------------------ commands */
+
+static json_object *jbool(bool v)
+{
+	return json_object_new_boolean(v);
+}
+
+static void discovery_json(json_object *j, const struct opal_discovery *d)
+{
+	const char *ssc = opal_discovery_ssc(d);
+	json_object *feat = json_object_new_array();
+
+	json_object_object_add(j, "ssc", ssc ? json_object_new_string(ssc) : NULL);
+#define FEAT(flag, name) if (d->flag) json_object_array_add(feat, json_object_new_string(name))
+	FEAT(tper, "TPer");
+	FEAT(locking, "Locking");
+	FEAT(geometry, "Geometry");
+	FEAT(enterprise, "Enterprise");
+	FEAT(opal1, "Opal 1");
+	FEAT(opal2, "Opal 2");
+	FEAT(sum, "Single User Mode");
+	FEAT(datastore, "DataStore");
+	FEAT(opalite, "Opalite");
+	FEAT(pyrite1, "Pyrite 1");
+	FEAT(pyrite2, "Pyrite 2");
+	FEAT(ruby, "Ruby");
+	FEAT(block_sid, "Block SID");
+#undef FEAT
+	json_object_object_add(j, "features", feat);
+	json_object_object_add(j, "locking_supported", jbool(d->locking_flags & OPAL_LF_SUPPORTED));
+	json_object_object_add(j, "locking_enabled", jbool(d->locking_flags & OPAL_LF_ENABLED));
+	json_object_object_add(j, "locked", jbool(d->locking_flags & OPAL_LF_LOCKED));
+	json_object_object_add(j, "media_encryption", jbool(d->locking_flags & OPAL_LF_MEDIA_ENCRYPTION));
+	json_object_object_add(j, "mbr_enabled", jbool(d->locking_flags & OPAL_LF_MBR_ENABLED));
+	json_object_object_add(j, "mbr_done", jbool(d->locking_flags & OPAL_LF_MBR_DONE));
+	json_object_object_add(j, "base_comid", json_object_new_int(d->base_comid));
+	json_object_object_add(j, "num_comids", json_object_new_int(d->num_comids));
+	json_object_object_add(j, "admin_authorities", json_object_new_int(d->admin_auths));
+	json_object_object_add(j, "user_authorities", json_object_new_int(d->user_auths));
+	json_object_object_add(j, "logical_block_size", json_object_new_int64(d->logical_block_size));
+	json_object_object_add(j, "alignment_granularity", json_object_new_int64((int64_t)d->alignment_granularity));
+	json_object_object_add(j, "lowest_aligned_lba", json_object_new_int64((int64_t)d->lowest_aligned_lba));
+	if (d->datastore) {
+		json_object_object_add(j, "datastore_max_tables", json_object_new_int(d->ds_max_tables));
+		json_object_object_add(j, "datastore_max_size", json_object_new_int64(d->ds_max_size));
+	}
+}
+
+static void discovery_text(FILE *o, const struct opal_discovery *d)
+{
+	const char *ssc = opal_discovery_ssc(d);
+	uint8_t lf = d->locking_flags;
+
+	fprintf(o, "SSC:              %s\n", ssc ? ssc : "none");
+	fprintf(o, "features:        ");
+	if (d->tper) fprintf(o, " TPer");
+	if (d->locking) fprintf(o, " Locking");
+	if (d->geometry) fprintf(o, " Geometry");
+	if (d->enterprise) fprintf(o, " Enterprise");
+	if (d->opal1) fprintf(o, " Opal1");
+	if (d->opal2) fprintf(o, " Opal2");
+	if (d->sum) fprintf(o, " SingleUserMode");
+	if (d->datastore) fprintf(o, " DataStore");
+	if (d->opalite) fprintf(o, " Opalite");
+	if (d->pyrite1) fprintf(o, " Pyrite1");
+	if (d->pyrite2) fprintf(o, " Pyrite2");
+	if (d->ruby) fprintf(o, " Ruby");
+	if (d->block_sid) fprintf(o, " BlockSID");
+	fprintf(o, "\n");
+	fprintf(o, "locking:          supported=%s enabled=%s locked=%s media-encryption=%s\n",
+		lf & OPAL_LF_SUPPORTED ? "yes" : "no", lf & OPAL_LF_ENABLED ? "yes" : "no",
+		lf & OPAL_LF_LOCKED ? "yes" : "no", lf & OPAL_LF_MEDIA_ENCRYPTION ? "yes" : "no");
+	fprintf(o, "shadow MBR:       enabled=%s done=%s\n",
+		lf & OPAL_LF_MBR_ENABLED ? "yes" : "no", lf & OPAL_LF_MBR_DONE ? "yes" : "no");
+	fprintf(o, "ComID:            0x%04x (%u)\n", d->base_comid, d->num_comids);
+	fprintf(o, "authorities:      %u admins, %u users\n", d->admin_auths, d->user_auths);
+	if (d->geometry)
+		fprintf(o, "geometry:         block %u bytes, alignment %" PRIu64 " blocks from LBA %" PRIu64 "\n",
+			d->logical_block_size, d->alignment_granularity, d->lowest_aligned_lba);
+	if (d->datastore)
+		fprintf(o, "DataStore:        %u table(s), %u bytes\n", d->ds_max_tables, d->ds_max_size);
+}
+
+static int need_discovery(struct ctx *c, struct opal_discovery *d)
+{
+	int rc;
+
+	if (!c->dev->opal)
+		return opalctl_dev_discovery(c->dev, d) ?
+		       fail(c, EXIT_UNSUPPORTED, "discovery on %s: not available through %s: use --transport nvme or scsi",
+			    c->devpath, c->dev->transport) : 0;
+	rc = opal_discovery0(c->dev->opal, d);
+	if (rc)
+		return fail_opal(c, "Level 0 Discovery", rc, NULL, NULL);
+	return 0;
+}
+
+static int cmd_discover(struct ctx *c)
+{
+	struct opal_discovery d;
+	int rc = need_discovery(c, &d);
+
+	if (rc)
+		return rc;
+	if (c->json) {
+		json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
+		json_object_object_add(c->jout, "transport", json_object_new_string(c->dev->transport));
+		discovery_json(c->jout, &d);
+	} else {
+		fprintf(c->out, "device:           %s (%s)\n", c->devpath, c->dev->transport);
+		discovery_text(c->out, &d);
+	}
+	return 0;
+}
+
+static int cmd_status(struct ctx *c)
+{
+	struct opal_discovery d;
+	struct secret *key = NULL;
+	json_object *jr = NULL;
+	opal_uid a1 = opal_uid_c_pin_admin(1);
+	uint64_t lc = 0, tries, limit;
+	bool have_lc, have_tries;
+	int rc = need_discovery(c, &d);
+
+	if (rc)
+		return rc;
+	if (!c->dev->opal)
+		return fail(c, EXIT_UNSUPPORTED, "status: needs the protocol transport: use --transport nvme or scsi");
+	have_lc = !opal_locking_sp_lifecycle(c->dev->opal, &lc);
+	have_tries = !opal_tries_left(c->dev->opal,
+				      lc == OPAL_LIFECYCLE_MANUFACTURED ? &OPAL_UID_LOCKINGSP : &OPAL_UID_ADMINSP,
+				      lc == OPAL_LIFECYCLE_MANUFACTURED ? &a1 : &OPAL_UID_C_PIN_SID,
+				      &tries, &limit);
+	if (c->json) {
+		json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
+		discovery_json(c->jout, &d);
+		if (have_lc)
+			json_object_object_add(c->jout, "locking_sp",
+					       json_object_new_string(lc == OPAL_LIFECYCLE_MANUFACTURED ? "active" : "inactive"));
+		if (have_tries && limit)
+			json_object_object_add(c->jout, "tries_left", json_object_new_int64((int64_t)(limit - tries)));
+	} else {
+		fprintf(c->out, "device:           %s (%s)\n", c->devpath, c->dev->transport);
+		discovery_text(c->out, &d);
+		if (have_lc)
+			fprintf(c->out, "Locking SP:       %s\n",
+				lc == OPAL_LIFECYCLE_MANUFACTURED ? "active" : "inactive (not set up)");
+		if (have_tries && limit)
+			fprintf(c->out, "tries left:       %" PRIu64 " of %" PRIu64 " (%s)\n",
+				limit - tries, limit, lc == OPAL_LIFECYCLE_MANUFACTURED ? "Admin1" : "SID");
+	}
+	if (!c->keyfile || lc != OPAL_LIFECYCLE_MANUFACTURED)
+		return 0;
+	rc = load_key(c, c->keyfile, &key);
+	if (rc)
+		return rc;
+	if (c->json)
+		jr = json_object_new_array();
+	else
+		fprintf(c->out, "ranges:\n");
+	for (unsigned n = 0; n <= 8; n++) {
+		struct opal_range r;
+		struct opal_key k = key_of(key);
+
+		rc = opal_get_range(c->dev->opal, &k, n, &r);
+		if (rc == OPAL_ST_INVALID_PARAMETER && n > 0)
+			break;	/* fewer ranges than 8 */
+		if (rc) {
+			secret_free(key);
+			json_object_put(jr);
+			return fail_opal(c, "status: reading the locking ranges", rc,
+					 &OPAL_UID_LOCKINGSP, &a1);
+		}
+		if (n > 0 && !r.length)
+			continue;
+		if (c->json) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "range", json_object_new_int((int)n));
+			json_object_object_add(o, "start", json_object_new_int64((int64_t)r.start));
+			json_object_object_add(o, "length", json_object_new_int64((int64_t)r.length));
+			json_object_object_add(o, "read_lock_enabled", jbool(r.read_lock_enabled));
+			json_object_object_add(o, "write_lock_enabled", jbool(r.write_lock_enabled));
+			json_object_object_add(o, "read_locked", jbool(r.read_locked));
+			json_object_object_add(o, "write_locked", jbool(r.write_locked));
+			json_object_object_add(o, "lock_on_reset", jbool(r.lock_on_reset));
+			json_object_array_add(jr, o);
+		} else if (n == 0) {
+			fprintf(c->out, "  global           RLE=%d WLE=%d read-locked=%d write-locked=%d lock-on-reset=%d\n",
+				r.read_lock_enabled, r.write_lock_enabled, r.read_locked,
+				r.write_locked, r.lock_on_reset);
+		} else {
+			fprintf(c->out, "  range %u: LBA %" PRIu64 "+%" PRIu64 " RLE=%d WLE=%d read-locked=%d write-locked=%d lock-on-reset=%d\n",
+				n, r.start, r.length, r.read_lock_enabled, r.write_lock_enabled,
+				r.read_locked, r.write_locked, r.lock_on_reset);
+		}
+	}
+	if (jr)
+		json_object_object_add(c->jout, "ranges", jr);
+	{
+		struct opal_mbr_state m;
+		struct opal_key k = key_of(key);
+
+		rc = opal_mbr_get(c->dev->opal, &k, &m);
+		if (!rc && c->json) {
+			json_object_object_add(c->jout, "mbr_control_enable", jbool(m.enable));
+			json_object_object_add(c->jout, "mbr_control_done", jbool(m.done));
+		} else if (!rc) {
+			fprintf(c->out, "MBRControl:       enable=%s done=%s\n", m.enable ? "yes" : "no",
+				m.done ? "yes" : "no");
+		}
+	}
+	secret_free(key);
+	return rc ? fail_opal(c, "status: reading MBRControl", rc, NULL, NULL) : 0;
+}
+
+static int cmd_setup(struct ctx *c)
+{
+	struct opal_discovery d;
+	struct secret *key;
+	struct opal_key k;
+	struct opal_range r = { 0 };
+	uint64_t lc;
+	int rc;
+
+	if (c->range > 0 && (!c->have_start || !c->have_length))
+		return fail(c, EXIT_USAGE, "setup --range %d: needs --start LBA and --length N", c->range);
+	if (c->range > 0 && c->global)
+		return fail(c, EXIT_USAGE, "setup: --range and --global exclude each other: pick one");
+	rc = load_key(c, c->keyfile, &key);
+	if (rc)
+		return rc;
+	k = key_of(key);
+	r.n = c->range > 0 ? (unsigned)c->range : 0;
+	r.start = c->start;
+	r.length = c->length;
+	r.read_lock_enabled = true;
+	r.write_lock_enabled = true;
+	r.lock_on_reset = true;
+	if (c->dev->kernel_fd >= 0) {
+		rc = opalctl_kernel_setup(c->dev, &k, &r);
+		secret_free(key);
+		if (rc)
+			return fail_opal(c, "setup through the kernel's sed-opal", rc, NULL, NULL);
+		goto done;
+	}
+	rc = need_discovery(c, &d);
+	if (rc) {
+		secret_free(key);
+		return rc;
+	}
+	rc = opal_locking_sp_lifecycle(c->dev->opal, &lc);
+	if (rc) {
+		secret_free(key);
+		return fail_opal(c, "setup: reading the Locking SP state", rc, NULL, NULL);
+	}
+	if (lc != OPAL_LIFECYCLE_MANUFACTURED) {
+		/* Factory state: SID's PIN is the MSID. Take ownership, then activate. */
+		rc = opal_take_ownership(c->dev->opal, &k);
+		if (rc == OPAL_ST_NOT_AUTHORIZED || rc == OPAL_ERR_AUTH)
+			rc = 0;	/* already owned: the key must then be the SID's */
+		if (rc) {
+			secret_free(key);
+			return fail_opal(c, "setup: taking ownership (SID from MSID)", rc, NULL, NULL);
+		}
+		rc = opal_activate_locking_sp(c->dev->opal, &k);
+		if (rc) {
+			secret_free(key);
+			return fail_opal(c, "setup: activating the Locking SP as SID", rc,
+					 &OPAL_UID_ADMINSP, &OPAL_UID_C_PIN_SID);
+		}
+	}
+	rc = opal_setup_range(c->dev->opal, &k, &r);
+	if (rc) {
+		opal_uid a1 = opal_uid_c_pin_admin(1);
+
+		secret_free(key);
+		return fail_opal(c, "setup: configuring the locking range as Admin1", rc,
+				 &OPAL_UID_LOCKINGSP, &a1);
+	}
+	/* PBA-free: the shadow MBR stays disabled, the normal bootloader runs. */
+	rc = opal_mbr_set(c->dev->opal, &k, 0, -1);
+	secret_free(key);
+	if (rc)
+		return fail_opal(c, "setup: disabling the shadow MBR", rc, NULL, NULL);
+done:
+	if (c->json) {
+		json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
+		json_object_object_add(c->jout, "range", json_object_new_int((int)r.n));
+		json_object_object_add(c->jout, "locking_sp", json_object_new_string("active"));
+		json_object_object_add(c->jout, "lock_on_reset", jbool(true));
+		json_object_object_add(c->jout, "mbr_enabled", jbool(false));
+	} else if (r.n) {
+		fprintf(c->out, "%s: Locking SP active; range %u (LBA %" PRIu64 "+%" PRIu64 ") read/write locking enabled, locks at power-off; shadow MBR disabled\n",
+			c->devpath, r.n, r.start, r.length);
+	} else {
+		fprintf(c->out, "%s: Locking SP active; global range read/write locking enabled, locks at power-off; shadow MBR disabled\n",
+			c->devpath);
+	}
+	return 0;
+}
+
+static int cmd_lock_unlock(struct ctx *c, bool unlock)
+{
+	struct secret *key;
+	struct opal_key k;
+	enum opal_lock_state st = !unlock ? OPAL_LOCKED :
+				  c->read_only ? OPAL_UNLOCKED_RO : OPAL_UNLOCKED_RW;
+	unsigned range = c->range < 0 ? 0 : (unsigned)c->range;
+	opal_uid cpin = c->user ? opal_uid_c_pin_user((unsigned)c->user) : opal_uid_c_pin_admin(1);
+	char what[96];
+	int rc;
+
+	if (c->save && !unlock)
+		return fail(c, EXIT_USAGE, "lock: --save applies to unlock only");
+	if (c->save && c->dev->kernel_fd < 0)
+		return fail(c, EXIT_UNSUPPORTED, "unlock --save: only the kernel can keep the key for S3 resume: use --transport ioctl on the block device");
+	rc = load_key(c, c->keyfile, &key);
+	if (rc)
+		return rc;
+	k = key_of(key);
+	if (c->dev->kernel_fd >= 0)
+		rc = opalctl_kernel_lock_unlock(c->dev, (unsigned)c->user, &k, range, st, c->save);
+	else
+		rc = opal_lock_unlock(c->dev->opal, (unsigned)c->user, &k, range, st);
+	secret_free(key);
+	snprintf(what, sizeof(what), "%s range %u", unlock ? "unlock" : "lock", range);
+	if (rc)
+		return fail_opal(c, what, rc, &OPAL_UID_LOCKINGSP, &cpin);
+	if (c->json) {
+		json_object_object_add(c->jout, "range", json_object_new_int((int)range));
+		json_object_object_add(c->jout, "state", json_object_new_string(
+			st == OPAL_LOCKED ? "locked" : st == OPAL_UNLOCKED_RO ? "read-only" : "read-write"));
+	} else {
+		fprintf(c->out, "%s: range %u %s\n", c->devpath, range,
+			st == OPAL_LOCKED ? "locked" : st == OPAL_UNLOCKED_RO ? "unlocked read-only" :
+			"unlocked");
+	}
+	return 0;
+}
+
+static int cmd_change_key(struct ctx *c)
+{
+	struct secret *key, *nkey;
+	struct opal_key k, nk;
+	const char *who = c->who ? c->who : "both";
+	bool sid = !strcmp(who, "sid") || !strcmp(who, "both");
+	bool admin = !strcmp(who, "admin1") || !strcmp(who, "both");
+	opal_uid a1 = opal_uid_admin(1), ca1 = opal_uid_c_pin_admin(1);
+	int rc = 0;
+
+	if (!sid && !admin)
+		return fail(c, EXIT_USAGE, "change-key --who %s: use sid, admin1 or both", who);
+	if (!c->new_keyfile)
+		return fail(c, EXIT_USAGE, "change-key: needs --new-keyfile FILE");
+	if (!strcmp(c->keyfile, "-") && !strcmp(c->new_keyfile, "-"))
+		return fail(c, EXIT_USAGE, "change-key: only one of the keys can come from stdin");
+	rc = load_key(c, c->keyfile, &key);
+	if (rc)
+		return rc;
+	rc = load_key(c, c->new_keyfile, &nkey);
+	if (rc) {
+		secret_free(key);
+		return rc;
+	}
+	k = key_of(key);
+	nk = key_of(nkey);
+	if (sid) {
+		rc = opal_set_pin(c->dev->opal, &OPAL_UID_ADMINSP, &OPAL_UID_SID, &k,
+				  &OPAL_UID_C_PIN_SID, &nk);
+		if (rc)
+			rc = fail_opal(c, "change-key: setting the SID PIN", rc, &OPAL_UID_ADMINSP,
+				       &OPAL_UID_C_PIN_SID);
+	}
+	if (!rc && admin) {
+		rc = opal_set_pin(c->dev->opal, &OPAL_UID_LOCKINGSP, &a1, &k, &ca1, &nk);
+		if (rc)
+			rc = fail_opal(c, sid ? "change-key: SID changed, but setting the Admin1 PIN" :
+				       "change-key: setting the Admin1 PIN", rc, &OPAL_UID_LOCKINGSP, &ca1);
+	}
+	secret_free(key);
+	secret_free(nkey);
+	if (rc)
+		return rc;
+	if (c->json)
+		json_object_object_add(c->jout, "changed", json_object_new_string(who));
+	else
+		fprintf(c->out, "%s: key changed (%s)\n", c->devpath, who);
+	return 0;
+}
+
+static int cmd_mbr(struct ctx *c)
+{
+	struct secret *key;
+	struct opal_key k;
+	int rc;
+
+	if (c->mbr_enable < 0 && c->mbr_done < 0 && !c->mbr_file)
+		return fail(c, EXIT_USAGE, "mbr: give --enable, --disable, --done, --not-done or --write FILE");
+	rc = load_key(c, c->keyfile, &key);
+	if (rc)
+		return rc;
+	k = key_of(key);
+	if (c->mbr_file) {
+		FILE *f = fopen(c->mbr_file, "rb");
+		uint8_t *img = malloc(1u << 20);
+		size_t n = 0;
+
+		if (!f || !img) {
+			free(img);
+			if (f)
+				fclose(f);
+			secret_free(key);
+			return fail(c, EXIT_USAGE, "mbr --write %s: cannot open: %s", c->mbr_file,
+				    strerror(errno));
+		}
+		n = fread(img, 1, 1u << 20, f);
+		fclose(f);
+		rc = c->dev->opal ? opal_mbr_write(c->dev->opal, &k, 0, img, n) : OPAL_ERR_UNSUPPORTED;
+		free(img);
+		if (rc) {
+			secret_free(key);
+			return fail_opal(c, "mbr: writing the shadow MBR", rc, NULL, NULL);
+		}
+	}
+	if ((c->mbr_enable >= 0 || c->mbr_done >= 0) && c->dev->kernel_fd >= 0)
+		rc = opalctl_kernel_mbr(c->dev, &k, c->mbr_enable, c->mbr_done);
+	else if (c->mbr_enable >= 0 || c->mbr_done >= 0)
+		rc = opal_mbr_set(c->dev->opal, &k, c->mbr_enable, c->mbr_done);
+	secret_free(key);
+	if (rc) {
+		opal_uid ca1 = opal_uid_c_pin_admin(1);
+
+		return fail_opal(c, "mbr: setting MBRControl", rc, &OPAL_UID_LOCKINGSP, &ca1);
+	}
+	if (c->json) {
+		if (c->mbr_enable >= 0)
+			json_object_object_add(c->jout, "enable", jbool(c->mbr_enable));
+		if (c->mbr_done >= 0)
+			json_object_object_add(c->jout, "done", jbool(c->mbr_done));
+	} else {
+		fprintf(c->out, "%s: shadow MBR%s%s%s\n", c->devpath,
+			c->mbr_file ? " written" : "",
+			c->mbr_enable < 0 ? "" : c->mbr_enable ? " enabled" : " disabled",
+			c->mbr_done < 0 ? "" : c->mbr_done ? " done" : " not done");
+	}
+	return 0;
+}
+
+static int cmd_erase_range(struct ctx *c)
+{
+	struct secret *key;
+	struct opal_key k;
+	int rc;
+
+	if (c->range < 0)
+		return fail(c, EXIT_USAGE, "erase-range: needs --range N (0 = global range)");
+	if (!c->yes)
+		return fail(c, EXIT_REFUSED, "erase-range: this destroys all data in locking range %d of %s (its key is regenerated): add --yes-destroy-data",
+			    c->range, c->devpath);
+	rc = load_key(c, c->keyfile, &key);
+	if (rc)
+		return rc;
+	k = key_of(key);
+	if (c->dev->kernel_fd >= 0)
+		rc = opalctl_kernel_erase_range(c->dev, &k, (unsigned)c->range);
+	else
+		rc = opal_erase_range(c->dev->opal, &k, (unsigned)c->range);
+	secret_free(key);
+	if (rc) {
+		opal_uid ca1 = opal_uid_c_pin_admin(1);
+
+		return fail_opal(c, "erase-range: GenKey", rc, &OPAL_UID_LOCKINGSP, &ca1);
+	}
+	if (c->json)
+		json_object_object_add(c->jout, "erased_range", json_object_new_int(c->range));
+	else
+		fprintf(c->out, "%s: range %d crypto-erased (new media key)\n", c->devpath, c->range);
+	return 0;
+}
+
+static int cmd_revert(struct ctx *c, bool psid)
+{
+	struct secret *key;
+	struct opal_key k;
+	int rc;
+
+	if (!c->yes)
+		return fail(c, EXIT_REFUSED, "%s: this erases ALL data on %s and returns it to factory state (SID = MSID, locking off): add --yes-destroy-data",
+			    psid ? "psid-revert" : "revert", c->devpath);
+	if (psid && !c->psid_file)
+		return fail(c, EXIT_USAGE, "psid-revert: needs --psid-file FILE holding the PSID from the drive label");
+	if (psid) {
+		bool saved = c->sedutil;
+
+		c->sedutil = false;	/* the PSID is used as printed */
+		rc = load_key_text(c, c->psid_file, true, &key);
+		c->sedutil = saved;
+	} else {
+		rc = load_key(c, c->keyfile, &key);
+	}
+	if (rc)
+		return rc;
+	k = key_of(key);
+	if (c->dev->kernel_fd >= 0)
+		rc = opalctl_kernel_revert(c->dev, &k, psid);
+	else
+		rc = psid ? opal_psid_revert(c->dev->opal, &k) : opal_revert_tper(c->dev->opal, &k);
+	secret_free(key);
+	if (rc)
+		return fail_opal(c, psid ? "psid-revert" : "revert as SID", rc, &OPAL_UID_ADMINSP,
+				 psid ? &OPAL_UID_C_PIN_PSID : &OPAL_UID_C_PIN_SID);
+	if (c->json)
+		json_object_object_add(c->jout, "reverted", jbool(true));
+	else
+		fprintf(c->out, "%s: reverted to factory state; all data erased\n", c->devpath);
+	return 0;
+}
+
+static int cmd_keygen(struct ctx *c)
+{
+	struct secret *s = secret_new();
+	int fd, rc = 0;
+
+	if (!s)
+		return fail(c, EXIT_KEYFILE, "keygen: cannot allocate locked memory: raise RLIMIT_MEMLOCK");
+	if (RAND_bytes(s->data, KEYGEN_BYTES) != 1) {
+		secret_free(s);
+		return fail(c, EXIT_KEYFILE, "keygen: no random bytes from OpenSSL: check the system's entropy source");
+	}
+	fd = open(c->devpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400);
+	if (fd < 0)
+		rc = fail(c, EXIT_KEYFILE, "keygen: cannot create %s: %s: pick a new file name",
+			  c->devpath, strerror(errno));
+	else if (write(fd, s->data, KEYGEN_BYTES) != KEYGEN_BYTES || fsync(fd))
+		rc = fail(c, EXIT_KEYFILE, "keygen: cannot write %s: %s", c->devpath, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	secret_free(s);
+	if (rc)
+		return rc;
+	if (c->json)
+		json_object_object_add(c->jout, "keyfile", json_object_new_string(c->devpath));
+	else
+		fprintf(c->out, "%s: %d random bytes written\n", c->devpath, KEYGEN_BYTES);
+	return 0;
+}
+
+static int cmd_scan(struct ctx *c)
+{
+	DIR *d = opendir("/sys/class/block");
+	struct dirent *e;
+	json_object *arr = json_object_new_array();
+	unsigned found = 0;
+
+	if (!d) {
+		json_object_put(arr);
+		return fail(c, EXIT_DEVICE, "scan: cannot list /sys/class/block: %s", strerror(errno));
+	}
+	while ((e = readdir(d))) {
+		char path[300], part[300];
+		struct opalctl_dev *dev;
+		struct opal_discovery disc;
+		const char *ssc = NULL;
+		int rc;
+
+		if (strncmp(e->d_name, "sd", 2) && strncmp(e->d_name, "nvme", 4))
+			continue;
+		snprintf(part, sizeof(part), "/sys/class/block/%s/partition", e->d_name);
+		if (!access(part, F_OK))
+			continue;
+		snprintf(path, sizeof(path), "/dev/%s", e->d_name);
+		rc = opalctl_dev_open(path, c->transport, c->timeout_ms, false, &dev, part,
+				      sizeof(part));
+		if (rc)
+			dev = NULL;
+		else if (dev->opal)
+			rc = opal_discovery0(dev->opal, &disc);
+		else
+			rc = opalctl_dev_discovery(dev, &disc);
+		if (!rc)
+			ssc = opal_discovery_ssc(&disc);
+		found++;
+		if (c->json) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "device", json_object_new_string(path));
+			json_object_object_add(o, "opal", jbool(!rc && ssc));
+			if (!rc)
+				discovery_json(o, &disc);
+			else
+				json_object_object_add(o, "error", json_object_new_string(opal_strerror(rc)));
+			json_object_array_add(arr, o);
+		} else {
+			fprintf(c->out, "%-16s %s", path, rc ? opal_strerror(rc) : ssc ? ssc : "no Opal SSC");
+			if (!rc && ssc)
+				fprintf(c->out, ", locking %s%s", disc.locking_flags & OPAL_LF_ENABLED ? "enabled" : "disabled",
+					disc.locking_flags & OPAL_LF_LOCKED ? ", locked" : "");
+			fprintf(c->out, "\n");
+		}
+		if (dev)
+			opalctl_dev_close(dev);
+	}
+	closedir(d);
+	if (c->json)
+		json_object_object_add(c->jout, "devices", arr);
+	else
+		json_object_put(arr);
+	if (!found && !c->json)
+		fprintf(c->out, "no SCSI/ATA or NVMe disks found\n");
+	return 0;
+}
+
+/* ----------------------------------------------------------- arguments */
+
+static void usage(FILE *o)
+{
+	fputs("Usage: opalctl [OPTIONS] COMMAND [DEV|FILE] [OPTIONS]\n"
+	      "Manage TCG Opal self-encrypting drives (PBA-free, OS-driven unlock).\n\n"
+	      "Commands:\n"
+	      "  scan                          list disks and their Opal support\n"
+	      "  discover DEV                  Level 0 Discovery features\n"
+	      "  status DEV [--keyfile F]      locking state; ranges and MBR with the Admin1 key\n"
+	      "  setup DEV --keyfile F [--global | --range N --start LBA --length N]\n"
+	      "                                take ownership, activate, enable locking\n"
+	      "  unlock DEV --keyfile F [--range N] [--read-only] [--user N] [--save]\n"
+	      "  lock DEV --keyfile F [--range N] [--user N]\n"
+	      "  change-key DEV --keyfile F --new-keyfile F [--who sid|admin1|both]\n"
+	      "  mbr DEV --keyfile F [--enable|--disable] [--done|--not-done] [--write IMG]\n"
+	      "  erase-range DEV --keyfile F --range N --yes-destroy-data\n"
+	      "  revert DEV --keyfile F --yes-destroy-data\n"
+	      "  psid-revert DEV --psid-file F --yes-destroy-data\n"
+	      "  keygen FILE                   write a random 32-byte key\n\n"
+	      "Options:\n"
+	      "  -k, --keyfile F      key file (\"-\": stdin); never on the command line\n"
+	      "      --new-keyfile F  new key for change-key\n"
+	      "      --psid-file F    PSID (from the drive label) for psid-revert\n"
+	      "      --hash MODE      none (key file bytes are the PIN) or sedutil\n"
+	      "  -r, --range N        locking range (0 = global)\n"
+	      "      --global         setup: lock the global range (default)\n"
+	      "      --start LBA, --length N   setup: range geometry\n"
+	      "      --read-only      unlock for reading only\n"
+	      "      --user N         authenticate as UserN instead of Admin1\n"
+	      "      --save           unlock: let the kernel re-unlock on S3 resume\n"
+	      "      --who W          change-key: sid, admin1 or both (default)\n"
+	      "      --enable, --disable, --done, --not-done, --write IMG   mbr control\n"
+	      "      --yes-destroy-data   confirm erase-range, revert, psid-revert\n"
+	      "  -t, --transport T    auto, ioctl, nvme, scsi or sedsim (DEV = directory)\n"
+	      "      --timeout MS     give up on the drive after MS milliseconds\n"
+	      "  -j, --json           JSON output\n"
+	      "  -h, --help           this help\n\n"
+	      "Exit codes: 0 ok, 1 usage, 2 device, 3 unsupported, 4 authentication failed,\n"
+	      "5 locked out, 6 drive refused, 7 key file, 8 timeout, 9 protocol, 10 refused\n", o);
+}
+
+enum {
+	OPT_NEW_KEYFILE = 256, OPT_PSID_FILE, OPT_HASH, OPT_GLOBAL, OPT_START, OPT_LENGTH,
+	OPT_READ_ONLY, OPT_USER, OPT_SAVE, OPT_WHO, OPT_ENABLE, OPT_DISABLE, OPT_DONE,
+	OPT_NOT_DONE, OPT_WRITE, OPT_YES, OPT_TIMEOUT,
+};
+
+static const struct option long_opts[] = {
+	{ "keyfile", required_argument, NULL, 'k' },
+	{ "new-keyfile", required_argument, NULL, OPT_NEW_KEYFILE },
+	{ "psid-file", required_argument, NULL, OPT_PSID_FILE },
+	{ "hash", required_argument, NULL, OPT_HASH },
+	{ "range", required_argument, NULL, 'r' },
+	{ "global", no_argument, NULL, OPT_GLOBAL },
+	{ "start", required_argument, NULL, OPT_START },
+	{ "length", required_argument, NULL, OPT_LENGTH },
+	{ "read-only", no_argument, NULL, OPT_READ_ONLY },
+	{ "user", required_argument, NULL, OPT_USER },
+	{ "save", no_argument, NULL, OPT_SAVE },
+	{ "who", required_argument, NULL, OPT_WHO },
+	{ "enable", no_argument, NULL, OPT_ENABLE },
+	{ "disable", no_argument, NULL, OPT_DISABLE },
+	{ "done", no_argument, NULL, OPT_DONE },
+	{ "not-done", no_argument, NULL, OPT_NOT_DONE },
+	{ "write", required_argument, NULL, OPT_WRITE },
+	{ "yes-destroy-data", no_argument, NULL, OPT_YES },
+	{ "transport", required_argument, NULL, 't' },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return !errno && !*end;
+}
+
+static int parse_args(struct ctx *c, int argc, char **argv)
+{
+	const char *pos[3] = { 0 };
+	int npos = 0, opt;
+	uint64_t v;
+
+	optind = 0;	/* full reinitialisation, so tests can run us repeatedly */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "-k:r:t:jh", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 1:
+			if (npos >= 2)
+				return fail(c, EXIT_USAGE, "unexpected argument '%s': see --help", optarg);
+			pos[npos++] = optarg;
+			break;
+		case 'k': c->keyfile = optarg; break;
+		case OPT_NEW_KEYFILE: c->new_keyfile = optarg; break;
+		case OPT_PSID_FILE: c->psid_file = optarg; break;
+		case OPT_HASH:
+			if (!strcmp(optarg, "sedutil"))
+				c->sedutil = true;
+			else if (strcmp(optarg, "none"))
+				return fail(c, EXIT_USAGE, "--hash %s: use none or sedutil", optarg);
+			break;
+		case 'r':
+			if (!parse_u64(optarg, &v) || v > 8)
+				return fail(c, EXIT_USAGE, "--range %s: use 0 (global) to 8", optarg);
+			c->range = (int)v;
+			break;
+		case OPT_GLOBAL: c->global = true; break;
+		case OPT_START:
+			if (!parse_u64(optarg, &c->start))
+				return fail(c, EXIT_USAGE, "--start %s: not a block number", optarg);
+			c->have_start = true;
+			break;
+		case OPT_LENGTH:
+			if (!parse_u64(optarg, &c->length) || !c->length)
+				return fail(c, EXIT_USAGE, "--length %s: not a positive block count", optarg);
+			c->have_length = true;
+			break;
+		case OPT_READ_ONLY: c->read_only = true; break;
+		case OPT_USER:
+			if (!parse_u64(optarg, &v) || v < 1 || v > 9)
+				return fail(c, EXIT_USAGE, "--user %s: use 1 to 9", optarg);
+			c->user = (int)v;
+			break;
+		case OPT_SAVE: c->save = true; break;
+		case OPT_WHO: c->who = optarg; break;
+		case OPT_ENABLE: c->mbr_enable = 1; break;
+		case OPT_DISABLE: c->mbr_enable = 0; break;
+		case OPT_DONE: c->mbr_done = 1; break;
+		case OPT_NOT_DONE: c->mbr_done = 0; break;
+		case OPT_WRITE: c->mbr_file = optarg; break;
+		case OPT_YES: c->yes = true; break;
+		case 't': c->transport = optarg; break;
+		case OPT_TIMEOUT:
+			if (!parse_u64(optarg, &v) || !v || v > 600000)
+				return fail(c, EXIT_USAGE, "--timeout %s: use 1 to 600000 ms", optarg);
+			c->timeout_ms = (unsigned int)v;
+			break;
+		case 'j': c->json = true; break;
+		case 'h':
+			usage(c->out);
+			return -1;
+		default:
+			return fail(c, EXIT_USAGE, "unknown or incomplete option '%s': see --help",
+				    argv[optind - 1]);
+		}
+	}
+	if (!pos[0])
+		return fail(c, EXIT_USAGE, "no command given: see --help");
+	c->cmd = pos[0];
+	c->devpath = pos[1];
+	return 0;
+}
+
+int opalctl_run(int argc, char **argv, FILE *in, FILE *out, FILE *err)
+{
+	struct ctx c = {
+		.in = in, .out = out, .err = err, .range = -1, .mbr_enable = -1,
+		.mbr_done = -1, .transport = "auto", .timeout_ms = 10000,
+	};
+	static const char *const need_key[] = {
+		"setup", "unlock", "lock", "change-key", "mbr", "erase-range", "revert", NULL
+	};
+	int rc;
+
+	rc = parse_args(&c, argc, argv);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	if (strcmp(c.cmd, "scan") && !c.devpath)
+		return fail(&c, EXIT_USAGE, "%s: needs a device (or file for keygen): see --help", c.cmd);
+	for (const char *const *k = need_key; *k; k++)
+		if (!strcmp(c.cmd, *k) && !c.keyfile)
+			return fail(&c, EXIT_USAGE, "%s: needs --keyfile FILE (or - for stdin)", c.cmd);
+	c.jout = json_object_new_object();
+	if (!strcmp(c.cmd, "keygen")) {
+		rc = cmd_keygen(&c);
+		goto out;
+	}
+	if (!strcmp(c.cmd, "scan")) {
+		rc = cmd_scan(&c);
+		goto out;
+	}
+	if (strcmp(c.cmd, "discover") && strcmp(c.cmd, "status") && strcmp(c.cmd, "setup") &&
+	    strcmp(c.cmd, "unlock") && strcmp(c.cmd, "lock") && strcmp(c.cmd, "change-key") &&
+	    strcmp(c.cmd, "mbr") && strcmp(c.cmd, "erase-range") && strcmp(c.cmd, "revert") &&
+	    strcmp(c.cmd, "psid-revert")) {
+		rc = fail(&c, EXIT_USAGE, "unknown command '%s': see --help", c.cmd);
+		goto out;
+	}
+	{
+		/* The kernel's ioctls serve the operations it offers (auto on block devices). */
+		bool kernel_op = !strcmp(c.cmd, "setup") || !strcmp(c.cmd, "unlock") ||
+				 !strcmp(c.cmd, "lock") || !strcmp(c.cmd, "revert") ||
+				 !strcmp(c.cmd, "psid-revert") || !strcmp(c.cmd, "erase-range") ||
+				 (!strcmp(c.cmd, "mbr") && !c.mbr_file);
+		char why[160];
+
+		rc = opalctl_dev_open(c.devpath, c.transport, c.timeout_ms, kernel_op, &c.dev,
+				      why, sizeof(why));
+		if (rc) {
+			rc = fail(&c, rc == OPAL_ERR_INVAL ? EXIT_USAGE : EXIT_DEVICE,
+				  "cannot open %s (transport %s): %s: check the path, permissions and --transport",
+				  c.devpath, c.transport, why);
+			goto out;
+		}
+	}
+	if (!strcmp(c.cmd, "discover"))
+		rc = cmd_discover(&c);
+	else if (!strcmp(c.cmd, "status"))
+		rc = cmd_status(&c);
+	else if (!strcmp(c.cmd, "setup"))
+		rc = cmd_setup(&c);
+	else if (!strcmp(c.cmd, "unlock"))
+		rc = cmd_lock_unlock(&c, true);
+	else if (!strcmp(c.cmd, "lock"))
+		rc = cmd_lock_unlock(&c, false);
+	else if (!strcmp(c.cmd, "change-key"))
+		rc = cmd_change_key(&c);
+	else if (!strcmp(c.cmd, "mbr"))
+		rc = cmd_mbr(&c);
+	else if (!strcmp(c.cmd, "erase-range"))
+		rc = cmd_erase_range(&c);
+	else if (!strcmp(c.cmd, "revert"))
+		rc = cmd_revert(&c, false);
+	else
+		rc = cmd_revert(&c, true);
+	opalctl_dev_close(c.dev);
+out:
+	if (!rc)
+		emit_json(&c);
+	json_object_put(c.jout);
+	return rc;
+}

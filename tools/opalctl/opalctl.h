@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* opalctl internals: the command runner is a function so tests can drive it. */
+#ifndef FDEKIT_OPALCTL_H
+#define FDEKIT_OPALCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit codes (documented in opalctl(8)). */
+enum opalctl_exit {
+	EXIT_OK = 0,
+	EXIT_USAGE = 1,		/* bad command line */
+	EXIT_DEVICE = 2,	/* cannot open or talk to the device */
+	EXIT_UNSUPPORTED = 3,	/* not Opal, or the transport lacks the operation */
+	EXIT_AUTH = 4,		/* authentication failed */
+	EXIT_LOCKED_OUT = 5,	/* authority locked out (TryLimit reached) */
+	EXIT_DRIVE = 6,		/* the drive refused the operation */
+	EXIT_KEYFILE = 7,	/* key file missing, empty or too long */
+	EXIT_TIMEOUT = 8,	/* the drive did not answer in time */
+	EXIT_PROTOCOL = 9,	/* malformed response from the drive */
+	EXIT_REFUSED = 10,	/* destructive operation without --yes-destroy-data */
+};
+
+struct secret {
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+	bool locked;
+};
+
+struct secret *secret_new(void);
+void secret_free(struct secret *s);
+/* path "-" reads in. Returns 0 or -errno (-ENODATA when empty). */
+int secret_read(struct secret *s, const char *path, FILE *in);
+
+/* Run one opalctl command line; returns the exit code. */
+int opalctl_run(int argc, char **argv, FILE *in, FILE *out, FILE *err);
+
+#endif

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Keys for opalctl: read from a file or stdin (never argv or environment),
+ * kept in mlock'ed memory and zeroed with explicit_bzero when released.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "opalctl.h"
+
+#define SECRET_CAP 4096	/* one page: the largest key file accepted */
+
+struct secret *secret_new(void)
+{
+	struct secret *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->data = mmap(NULL, SECRET_CAP, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s->data == MAP_FAILED) {
+		free(s);
+		return NULL;
+	}
+	/* Not fatal without CAP_IPC_LOCK under a tight limit, but keep trying. */
+	s->locked = mlock(s->data, SECRET_CAP) == 0;
+	madvise(s->data, SECRET_CAP, MADV_DONTDUMP);
+	s->cap = SECRET_CAP;
+	return s;
+}
+
+void secret_free(struct secret *s)
+{
+	if (!s)
+		return;
+	explicit_bzero(s->data, s->cap);
+	if (s->locked)
+		munlock(s->data, s->cap);
+	munmap(s->data, s->cap);
+	free(s);
+}
+
+int secret_read(struct secret *s, const char *path, FILE *in)
+{
+	int fd, own = 0;
+	ssize_t n;
+
+	s->len = 0;
+	if (!strcmp(path, "-")) {
+		fd = fileno(in);
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		own = 1;
+	}
+	for (;;) {
+		n = read(fd, s->data + s->len, s->cap - s->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		s->len += (size_t)n;
+		if (s->len == s->cap) {
+			n = -1;
+			errno = EFBIG;
+			break;
+		}
+	}
+	if (own)
+		close(fd);
+	if (n < 0)
+		return -errno;
+	if (s->len == 0)
+		return -ENODATA;
+	return 0;
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sedsim security protocol interface: IF-SEND / IF-RECV for protocol 0
+ * (supported protocols), 1 (Level 0 Discovery and ComPackets) and 2 (ComID
+ * management), and the in-process opal_dev transport built on them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sedsim-internal.h"
+
+static void be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void be32(uint8_t *p, uint32_t v)
+{
+	be16(p, (uint16_t)(v >> 16));
+	be16(p + 2, (uint16_t)v);
+}
+
+static void be64(uint8_t *p, uint64_t v)
+{
+	be32(p, (uint32_t)(v >> 32));
+	be32(p + 4, (uint32_t)v);
+}
+
+static uint8_t *feature(uint8_t *p, uint16_t code, uint8_t version, uint8_t len)
+{
+	be16(p, code);
+	p[2] = (uint8_t)(version << 4);
+	p[3] = len;
+	return p + 4;
+}
+
+size_t sim_discovery(const struct sedsim *sim, uint8_t *out, size_t cap)
+{
+	const struct sim_state *st = &sim->st;
+	bool active = st->lsp_lifecycle == OPAL_LIFECYCLE_MANUFACTURED;
+	bool locked = false;
+	uint8_t *p = out + 48, *f;
+	size_t total;
+
+	if (cap < 256)
+		return 0;
+	memset(out, 0, 256);
+	for (unsigned i = 0; i <= SEDSIM_RANGES; i++) {
+		const struct sim_range *r = &st->range[i];
+
+		if ((i == 0 || r->length) && ((r->rle && r->rl) || (r->wle && r->wl)))
+			locked = true;
+	}
+	be32(out + 4, 1);	/* data structure revision */
+
+	f = feature(p, OPAL_FC_TPER, 1, 12);
+	f[0] = 0x01 | 0x10;	/* Sync, Streaming */
+	p = f + 12;
+
+	f = feature(p, OPAL_FC_LOCKING, 1, 12);
+	f[0] = OPAL_LF_SUPPORTED | OPAL_LF_MEDIA_ENCRYPTION |
+	       (active ? OPAL_LF_ENABLED : 0) | (active && locked ? OPAL_LF_LOCKED : 0) |
+	       (active && st->mbr_enable ? OPAL_LF_MBR_ENABLED : 0) |
+	       (active && st->mbr_done ? OPAL_LF_MBR_DONE : 0);
+	p = f + 12;
+
+	f = feature(p, OPAL_FC_GEOMETRY, 1, 28);
+	f[0] = 1;		/* ALIGN: ranges must be aligned */
+	be32(f + 8, SEDSIM_BLOCK);
+	be64(f + 12, 8);	/* alignment granularity: 4 KiB */
+	be64(f + 20, 0);	/* lowest aligned LBA */
+	p = f + 28;
+
+	f = feature(p, OPAL_FC_DATASTORE, 1, 12);
+	be16(f + 2, 1);		/* max tables */
+	be32(f + 4, SEDSIM_DATASTORE_SIZE);
+	be32(f + 8, 1);		/* alignment */
+	p = f + 12;
+
+	f = feature(p, OPAL_FC_OPAL2, 2, 16);
+	be16(f, SEDSIM_BASE_COMID);
+	be16(f + 2, 1);		/* number of ComIDs */
+	f[4] = 0;		/* range crossing allowed */
+	be16(f + 5, SEDSIM_ADMINS);
+	be16(f + 7, SEDSIM_USERS);
+	f[9] = 0;		/* initial C_PIN_SID = C_PIN_MSID */
+	f[10] = 0;		/* after revert: C_PIN_SID = C_PIN_MSID */
+	p = f + 16;
+
+	total = (size_t)(p - out);
+	be32(out, (uint32_t)(total - 4));
+	return total;
+}
+
+int sedsim_if_send(struct sedsim *sim, uint8_t protocol, uint16_t sp_specific,
+		   const void *buf, size_t len)
+{
+	if (protocol == 2)
+		return 0;	/* ComID management: nothing to reset in one session */
+	if (protocol != 1 || sp_specific != SEDSIM_BASE_COMID)
+		return -EINVAL;
+	sim_handle_packet(sim, buf, len);
+	return 0;
+}
+
+int sedsim_if_recv(struct sedsim *sim, uint8_t protocol, uint16_t sp_specific,
+		   void *buf, size_t len)
+{
+	uint8_t *out = buf;
+
+	memset(buf, 0, len);
+	if (protocol == 0 && sp_specific == 0) {
+		/* Supported security protocols: 0, 1, 2. */
+		static const uint8_t list[] = { 0, 0, 0, 0, 0, 0, 0, 3, 0, 1, 2 };
+
+		memcpy(buf, list, len < sizeof(list) ? len : sizeof(list));
+		return 0;
+	}
+	if (protocol == 1 && sp_specific == 1) {
+		uint8_t l0[512];
+		size_t n = sim_discovery(sim, l0, sizeof(l0));
+
+		memcpy(buf, l0, len < n ? len : n);
+		return 0;
+	}
+	if (protocol == 2)
+		return 0;
+	if (protocol != 1 || sp_specific != SEDSIM_BASE_COMID)
+		return -EINVAL;
+	if (!sim->resp_len) {
+		/* No response pending: an empty ComPacket for this ComID. */
+		if (len >= OPAL_COMPACKET_HDR)
+			be16(out + 4, sp_specific);
+		return 0;
+	}
+	if (len < sim->resp_len)
+		return -ENOSPC;
+	memcpy(buf, sim->resp, sim->resp_len);
+	sim->resp_len = 0;
+	return 0;
+}
+
+/* ------------------------------------------------- in-process transport */
+
+static int tp_send(void *ctx, uint8_t protocol, uint16_t sp_specific, const void *buf,
+		   size_t len)
+{
+	return sedsim_if_send(ctx, protocol, sp_specific, buf, len);
+}
+
+static int tp_recv(void *ctx, uint8_t protocol, uint16_t sp_specific, void *buf, size_t len)
+{
+	return sedsim_if_recv(ctx, protocol, sp_specific, buf, len);
+}
+
+static int tp_serial(void *ctx, char serial[OPAL_SERIAL_MAX])
+{
+	memcpy(serial, sedsim_serial(ctx), OPAL_SERIAL_MAX);
+	return 0;
+}
+
+static void tp_close(void *ctx)
+{
+	sedsim_close(ctx);
+}
+
+static const struct opal_transport_ops sedsim_ops = {
+	.name = "sedsim",
+	.if_send = tp_send,
+	.if_recv = tp_recv,
+	.serial = tp_serial,
+	.close = tp_close,
+};
+
+struct opal_dev *sedsim_opal_dev(struct sedsim *sim)
+{
+	return opal_dev_new(&sedsim_ops, sim);
+}

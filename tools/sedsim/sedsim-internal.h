@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The simulated drive's tables, shared by the files of tools/sedsim. */
+#ifndef FDEKIT_SEDSIM_INTERNAL_H
+#define FDEKIT_SEDSIM_INTERNAL_H
+
+#include "sedsim.h"
+
+#define SEDSIM_MAGIC "FDKSSIM1"
+#define SEDSIM_KEY_LEN 64	/* AES-256-XTS: two 256-bit keys */
+
+struct sim_pin {
+	uint8_t len;
+	uint8_t pin[OPAL_PIN_MAX];
+	uint32_t tries;
+	uint32_t try_limit;
+};
+
+struct sim_range {
+	uint64_t start;
+	uint64_t length;
+	uint8_t rle, wle, rl, wl;
+	uint8_t lock_on_reset;		/* power cycle in LockOnReset */
+	uint8_t key[SEDSIM_KEY_LEN];
+	uint32_t rd_ace;		/* authorities allowed to set ReadLocked */
+	uint32_t wr_ace;		/* ... WriteLocked */
+};
+
+/* Authorities, as bits of a mask. */
+enum sim_auth {
+	AUTH_ANYBODY = 0,
+	AUTH_SID,
+	AUTH_PSID,
+	AUTH_ADMIN1,			/* Locking SP Admin1..4 */
+	AUTH_USER1 = AUTH_ADMIN1 + SEDSIM_ADMINS,
+	AUTH_COUNT = AUTH_USER1 + SEDSIM_USERS,
+};
+
+#define AUTH_BIT(a) (1u << (a))
+#define AUTH_ADMINS_MASK (((1u << SEDSIM_ADMINS) - 1) << AUTH_ADMIN1)
+
+struct sim_state {
+	char magic[8];
+	uint32_t version;
+	char serial[OPAL_SERIAL_MAX];
+	uint64_t blocks;
+	uint8_t lsp_lifecycle;
+	struct sim_pin msid, sid, psid;
+	struct sim_pin admin[SEDSIM_ADMINS];
+	struct sim_pin user[SEDSIM_USERS];
+	uint8_t admin_enabled[SEDSIM_ADMINS];
+	uint8_t user_enabled[SEDSIM_USERS];
+	struct sim_range range[1 + SEDSIM_RANGES];
+	uint8_t mbr_enable, mbr_done, mbr_done_on_reset;
+	uint32_t try_limit;
+};
+
+struct sim_session {
+	bool open;
+	bool write;
+	int sp;				/* 0: Admin SP, 1: Locking SP */
+	uint32_t hsn, tsn;
+	uint32_t auth;			/* mask of authenticated authorities */
+};
+
+struct sedsim {
+	char *dir;
+	int dirfd;
+	int media_fd, mbr_fd, ds_fd;
+	struct sim_state st;
+	struct sim_session sess;
+	uint32_t next_tsn;
+	uint8_t resp[OPAL_IO_BUFFER];
+	size_t resp_len;
+	uint16_t resp_comid;
+	struct opal_token tok[OPAL_MAX_TOKENS];
+};
+
+int sim_save(struct sedsim *sim);
+/* Fill the tables of a factory-new (or reverted) drive. */
+void sim_factory_locking_sp(struct sim_state *st);
+int sim_random(void *buf, size_t len);
+int sim_new_key(struct sim_range *r);
+int sim_table_io(struct sedsim *sim, bool mbr, bool write, uint64_t off, void *buf, size_t len);
+void sim_handle_packet(struct sedsim *sim, const uint8_t *buf, size_t len);
+size_t sim_discovery(const struct sedsim *sim, uint8_t *out, size_t cap);
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sedsim: a virtual Opal 2 self-encrypting drive.
+ *
+ * Device side of the Admin SP and the Locking SP, with state and media in
+ * files of one directory:
+ *   state      tables (C_PIN, Authority, Locking, MBRControl, keys), binary
+ *   media      user data, AES-256-XTS encrypted per locking range
+ *   mbr        the shadow MBR table
+ *   datastore  the DataStore table
+ *   psid       the PSID, as printed on a real drive's label
+ * Tables are saved after every change, so a test can close and reopen the
+ * drive; sedsim_power_cycle() applies LockOnReset as a real power cycle does.
+ */
+#ifndef FDEKIT_SEDSIM_H
+#define FDEKIT_SEDSIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "opal.h"
+
+#define SEDSIM_BLOCK 512
+#define SEDSIM_RANGES 8		/* besides the global range */
+#define SEDSIM_ADMINS 4
+#define SEDSIM_USERS 9
+#define SEDSIM_MBR_SIZE (1u << 20)
+#define SEDSIM_DATASTORE_SIZE (64u << 10)
+#define SEDSIM_BASE_COMID 0x1000
+#define SEDSIM_DEFAULT_TRY_LIMIT 5
+
+enum sedsim_io_status {
+	SEDSIM_IO_OK = 0,
+	SEDSIM_IO_LOCKED,	/* data protection error: range locked */
+	SEDSIM_IO_RANGE,	/* LBA out of range */
+	SEDSIM_IO_ERROR,	/* file or crypto error (errno set) */
+};
+
+struct sedsim_config {
+	uint64_t blocks;		/* media size in 512-byte blocks */
+	const char *serial;		/* up to 20 characters, space padded */
+	uint32_t try_limit;		/* 0: SEDSIM_DEFAULT_TRY_LIMIT */
+};
+
+struct sedsim;
+
+/* Create a factory-new drive in dir (which must exist and be empty). */
+int sedsim_create(const char *dir, const struct sedsim_config *cfg);
+/* Open an existing drive; power_on applies the reset a power cycle does. */
+int sedsim_open(const char *dir, bool power_on, struct sedsim **out);
+void sedsim_close(struct sedsim *sim);
+/* LockOnReset, MBRDoneOnReset, tries and sessions reset, as at power on. */
+int sedsim_power_cycle(struct sedsim *sim);
+
+/* Security protocol interface: IF-SEND and IF-RECV. 0 or -errno. */
+int sedsim_if_send(struct sedsim *sim, uint8_t protocol, uint16_t sp_specific,
+		   const void *buf, size_t len);
+int sedsim_if_recv(struct sedsim *sim, uint8_t protocol, uint16_t sp_specific,
+		   void *buf, size_t len);
+
+/* User data. */
+uint64_t sedsim_blocks(const struct sedsim *sim);
+const char *sedsim_serial(const struct sedsim *sim);	/* 20 bytes, not NUL-terminated */
+enum sedsim_io_status sedsim_read(struct sedsim *sim, uint64_t lba, uint32_t count, void *buf);
+enum sedsim_io_status sedsim_write(struct sedsim *sim, uint64_t lba, uint32_t count,
+				   const void *buf);
+
+/* The PSID, as on the label: read from dir/psid by tests and operators. */
+int sedsim_read_psid(const char *dir, char *out, size_t cap);
+
+/* An opal_dev talking to the simulator in-process (takes ownership of sim). */
+struct opal_dev *sedsim_opal_dev(struct sedsim *sim);
+
+#endif

@@ -1,0 +1,972 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sedsim TPer: the device side of the session manager, Admin SP and Locking
+ * SP. Requests arrive as ComPackets through IF-SEND; the reply waits for the
+ * next IF-RECV on the same ComID.
+ *
+ * Access control follows the Opal SSC's preconfigured ACEs, with one
+ * documented relaxation: Anybody may Get the TryLimit and Tries columns of
+ * C_PIN objects, so hosts can report the tries left after a failure.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+
+#include "sedsim-internal.h"
+
+#define SP_ADMIN 0
+#define SP_LOCKING 1
+
+enum obj_kind {
+	OBJ_NONE,
+	OBJ_THISSP,
+	OBJ_SP_ADMIN,
+	OBJ_SP_LOCKING,
+	OBJ_CPIN,
+	OBJ_AUTHORITY,
+	OBJ_LOCKING,
+	OBJ_LOCKING_INFO,
+	OBJ_MBRCTL,
+	OBJ_MBR,
+	OBJ_DATASTORE,
+	OBJ_TABLE_MBR,
+	OBJ_TABLE_DS,
+	OBJ_ACE_RD,
+	OBJ_ACE_WR,
+	OBJ_KAES,
+};
+
+struct obj {
+	enum obj_kind kind;
+	unsigned idx;		/* range number, or enum sim_auth for C_PIN/Authority */
+};
+
+struct call {
+	const struct opal_tokens *t;
+	opal_uid inv, meth;
+	size_t p0, pend;	/* parameters: tokens [p0, pend) */
+};
+
+static bool uid_at(const struct opal_tokens *t, size_t i, opal_uid *u)
+{
+	if (i >= t->n || t->tok[i].type != OPAL_ATOM_BYTES || t->tok[i].len != 8)
+		return false;
+	memcpy(u->b, t->tok[i].bytes, 8);
+	return true;
+}
+
+static bool is_uint(const struct opal_tokens *t, size_t i)
+{
+	return i < t->n && t->tok[i].type == OPAL_ATOM_UINT;
+}
+
+static bool prefix(const opal_uid *u, uint8_t b2, uint8_t b3, uint8_t b5, uint8_t b6)
+{
+	return !u->b[0] && !u->b[1] && u->b[2] == b2 && u->b[3] == b3 && !u->b[4] &&
+	       u->b[5] == b5 && u->b[6] == b6;
+}
+
+/* Index 1..max in the last byte, 0 when out of range. */
+static unsigned last_index(const opal_uid *u, unsigned max)
+{
+	return u->b[7] >= 1 && u->b[7] <= max ? u->b[7] : 0;
+}
+
+static struct obj classify(int sp, const opal_uid *u)
+{
+	struct obj o = { OBJ_NONE, 0 };
+	unsigned n;
+
+	if (opal_uid_eq(u, &OPAL_UID_THISSP)) {
+		o.kind = OBJ_THISSP;
+		return o;
+	}
+	if (sp == SP_ADMIN) {
+		if (opal_uid_eq(u, &OPAL_UID_ADMINSP))
+			o.kind = OBJ_SP_ADMIN;
+		else if (opal_uid_eq(u, &OPAL_UID_LOCKINGSP))
+			o.kind = OBJ_SP_LOCKING;
+		else if (opal_uid_eq(u, &OPAL_UID_C_PIN_MSID))
+			o = (struct obj){ OBJ_CPIN, AUTH_ANYBODY };
+		else if (opal_uid_eq(u, &OPAL_UID_C_PIN_SID))
+			o = (struct obj){ OBJ_CPIN, AUTH_SID };
+		else if (opal_uid_eq(u, &OPAL_UID_C_PIN_PSID))
+			o = (struct obj){ OBJ_CPIN, AUTH_PSID };
+		else if (opal_uid_eq(u, &OPAL_UID_SID))
+			o = (struct obj){ OBJ_AUTHORITY, AUTH_SID };
+		else if (opal_uid_eq(u, &OPAL_UID_PSID))
+			o = (struct obj){ OBJ_AUTHORITY, AUTH_PSID };
+		return o;
+	}
+	if (prefix(u, 0, 0x0b, 0x01, 0) && (n = last_index(u, SEDSIM_ADMINS)))
+		o = (struct obj){ OBJ_CPIN, AUTH_ADMIN1 + n - 1 };
+	else if (prefix(u, 0, 0x0b, 0x03, 0) && (n = last_index(u, SEDSIM_USERS)))
+		o = (struct obj){ OBJ_CPIN, AUTH_USER1 + n - 1 };
+	else if (prefix(u, 0, 0x09, 0x01, 0) && (n = last_index(u, SEDSIM_ADMINS)))
+		o = (struct obj){ OBJ_AUTHORITY, AUTH_ADMIN1 + n - 1 };
+	else if (prefix(u, 0, 0x09, 0x03, 0) && (n = last_index(u, SEDSIM_USERS)))
+		o = (struct obj){ OBJ_AUTHORITY, AUTH_USER1 + n - 1 };
+	else if (prefix(u, 0x08, 0x02, 0, 0) && u->b[7] == 1)
+		o = (struct obj){ OBJ_LOCKING, 0 };
+	else if (prefix(u, 0x08, 0x02, 0x03, 0) && (n = last_index(u, SEDSIM_RANGES)))
+		o = (struct obj){ OBJ_LOCKING, n };
+	else if ((prefix(u, 0x08, 0x06, 0, 0) || prefix(u, 0x08, 0x05, 0, 0)) && u->b[7] == 1)
+		o = (struct obj){ OBJ_KAES, 0 };
+	else if ((prefix(u, 0x08, 0x06, 0x03, 0) || prefix(u, 0x08, 0x05, 0x03, 0)) &&
+		 (n = last_index(u, SEDSIM_RANGES)))
+		o = (struct obj){ OBJ_KAES, n };
+	else if (prefix(u, 0, 0x08, 0x03, 0xe0) && (n = last_index(u, SEDSIM_RANGES + 1)))
+		o = (struct obj){ OBJ_ACE_RD, n - 1 };
+	else if (prefix(u, 0, 0x08, 0x03, 0xe8) && (n = last_index(u, SEDSIM_RANGES + 1)))
+		o = (struct obj){ OBJ_ACE_WR, n - 1 };
+	else if (opal_uid_eq(u, &OPAL_UID_LOCKING_INFO))
+		o.kind = OBJ_LOCKING_INFO;
+	else if (opal_uid_eq(u, &OPAL_UID_MBRCONTROL))
+		o.kind = OBJ_MBRCTL;
+	else if (opal_uid_eq(u, &OPAL_UID_MBR))
+		o.kind = OBJ_MBR;
+	else if (opal_uid_eq(u, &OPAL_UID_DATASTORE))
+		o.kind = OBJ_DATASTORE;
+	else if (opal_uid_eq(u, &OPAL_UID_TABLE_MBR))
+		o.kind = OBJ_TABLE_MBR;
+	else if (opal_uid_eq(u, &OPAL_UID_TABLE_DATASTORE))
+		o.kind = OBJ_TABLE_DS;
+	return o;
+}
+
+static struct sim_pin *pin_of(struct sim_state *st, unsigned a)
+{
+	if (a == AUTH_SID)
+		return &st->sid;
+	if (a == AUTH_PSID)
+		return &st->psid;
+	if (a == AUTH_ANYBODY)
+		return &st->msid;
+	if (a >= AUTH_ADMIN1 && a < AUTH_USER1)
+		return &st->admin[a - AUTH_ADMIN1];
+	if (a >= AUTH_USER1 && a < AUTH_COUNT)
+		return &st->user[a - AUTH_USER1];
+	return NULL;
+}
+
+static bool auth_enabled(const struct sim_state *st, unsigned a)
+{
+	if (a >= AUTH_ADMIN1 && a < AUTH_USER1)
+		return st->admin_enabled[a - AUTH_ADMIN1];
+	if (a >= AUTH_USER1 && a < AUTH_COUNT)
+		return st->user_enabled[a - AUTH_USER1];
+	return true;
+}
+
+/* Authority UID -> enum sim_auth in sp, or -1. */
+static int auth_index(int sp, const opal_uid *u)
+{
+	unsigned n;
+
+	if (opal_uid_eq(u, &OPAL_UID_ANYBODY))
+		return AUTH_ANYBODY;
+	if (sp == SP_ADMIN) {
+		if (opal_uid_eq(u, &OPAL_UID_SID))
+			return AUTH_SID;
+		if (opal_uid_eq(u, &OPAL_UID_PSID))
+			return AUTH_PSID;
+		return -1;
+	}
+	if (prefix(u, 0, 0x09, 0x01, 0) && (n = last_index(u, SEDSIM_ADMINS)))
+		return (int)(AUTH_ADMIN1 + n - 1);
+	if (prefix(u, 0, 0x09, 0x03, 0) && (n = last_index(u, SEDSIM_USERS)))
+		return (int)(AUTH_USER1 + n - 1);
+	return -1;
+}
+
+/* Check a PIN with TryLimit accounting; returns a method status. */
+static int check_pin(struct sedsim *sim, unsigned a, const uint8_t *pin, size_t len)
+{
+	struct sim_pin *p = pin_of(&sim->st, a);
+
+	if (a == AUTH_ANYBODY)
+		return 0;
+	if (!p || !auth_enabled(&sim->st, a))
+		return OPAL_ST_NOT_AUTHORIZED;
+	if (p->try_limit && p->tries >= p->try_limit)
+		return OPAL_ST_AUTHORITY_LOCKED_OUT;
+	if (len != p->len || CRYPTO_memcmp(pin, p->pin, len)) {
+		p->tries++;
+		sim_save(sim);
+		return OPAL_ST_NOT_AUTHORIZED;
+	}
+	if (p->tries) {
+		p->tries = 0;
+		sim_save(sim);
+	}
+	return 0;
+}
+
+static bool lsp_active(const struct sim_state *st)
+{
+	return st->lsp_lifecycle == OPAL_LIFECYCLE_MANUFACTURED;
+}
+
+/* ------------------------------------------------------------- replies */
+
+static void reply_status(struct opal_buf *o, int status)
+{
+	opal_put_control(o, OPAL_TOK_ENDOFDATA);
+	opal_put_control(o, OPAL_TOK_STARTLIST);
+	opal_put_uint(o, (uint64_t)status);
+	opal_put_uint(o, 0);
+	opal_put_uint(o, 0);
+	opal_put_control(o, OPAL_TOK_ENDLIST);
+}
+
+static void reply_empty(struct opal_buf *o, int status)
+{
+	opal_put_control(o, OPAL_TOK_STARTLIST);
+	opal_put_control(o, OPAL_TOK_ENDLIST);
+	reply_status(o, status);
+}
+
+/* ------------------------------------------------------- parameter help */
+
+/* Value index of the named parameter `name` among params [from, to), or 0. */
+static size_t named(const struct opal_tokens *t, size_t from, size_t to, uint64_t name)
+{
+	for (size_t i = from; i < to && i;) {
+		if (opal_tok_is(&t->tok[i], OPAL_TOK_STARTNAME) && is_uint(t, i + 1) &&
+		    t->tok[i + 1].uint == name)
+			return i + 2;
+		i = opal_tok_skip(t, i);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- Get */
+
+static bool is_admin(const struct sim_session *s)
+{
+	return s->auth & AUTH_ADMINS_MASK;
+}
+
+static void put_col_uint(struct opal_buf *o, unsigned first, unsigned last, unsigned col,
+			 uint64_t v)
+{
+	if (col >= first && col <= last)
+		opal_put_named_uint(o, col, v);
+}
+
+static void put_col_bytes(struct opal_buf *o, unsigned first, unsigned last, unsigned col,
+			  const void *p, size_t n)
+{
+	if (col < first || col > last)
+		return;
+	opal_put_control(o, OPAL_TOK_STARTNAME);
+	opal_put_uint(o, col);
+	opal_put_bytes(o, p, n);
+	opal_put_control(o, OPAL_TOK_ENDNAME);
+}
+
+static void put_col_reset_list(struct opal_buf *o, unsigned first, unsigned last, unsigned col,
+			       bool power_cycle)
+{
+	if (col < first || col > last)
+		return;
+	opal_put_control(o, OPAL_TOK_STARTNAME);
+	opal_put_uint(o, col);
+	opal_put_control(o, OPAL_TOK_STARTLIST);
+	if (power_cycle)
+		opal_put_uint(o, 0);
+	opal_put_control(o, OPAL_TOK_ENDLIST);
+	opal_put_control(o, OPAL_TOK_ENDNAME);
+}
+
+static int get_table_bytes(struct sedsim *sim, const struct call *c, bool mbr,
+			   struct opal_buf *o)
+{
+	const struct opal_tokens *t = c->t;
+	size_t cb = c->p0, end, i;
+	uint64_t first = 0, last;
+	uint8_t *tmp;
+	int rc;
+
+	last = (mbr ? SEDSIM_MBR_SIZE : SEDSIM_DATASTORE_SIZE) - 1;
+	if (cb >= c->pend || !opal_tok_is(&t->tok[cb], OPAL_TOK_STARTLIST))
+		return OPAL_ST_INVALID_PARAMETER;
+	end = opal_tok_skip(t, cb);
+	if ((i = named(t, cb + 1, end - 1, 1)) && is_uint(t, i))
+		first = t->tok[i].uint;
+	if ((i = named(t, cb + 1, end - 1, 2)) && is_uint(t, i))
+		last = t->tok[i].uint;
+	if (last < first || last - first >= 1536)
+		return OPAL_ST_INVALID_PARAMETER;
+	tmp = malloc(last - first + 1);
+	if (!tmp)
+		return OPAL_ST_TPER_MALFUNCTION;
+	rc = sim_table_io(sim, mbr, false, first, tmp, last - first + 1);
+	if (!rc) {
+		opal_put_control(o, OPAL_TOK_STARTLIST);
+		opal_put_bytes(o, tmp, last - first + 1);
+		opal_put_control(o, OPAL_TOK_ENDLIST);
+		reply_status(o, 0);
+	}
+	free(tmp);
+	return rc ? OPAL_ST_INVALID_PARAMETER : 0;
+}
+
+static int do_get(struct sedsim *sim, const struct call *c, struct obj ob, struct opal_buf *o)
+{
+	const struct opal_tokens *t = c->t;
+	struct sim_state *st = &sim->st;
+	struct sim_session *s = &sim->sess;
+	size_t cb = c->p0, end, i;
+	unsigned first = 0, last = 0xffff;
+
+	if (ob.kind == OBJ_MBR || ob.kind == OBJ_DATASTORE) {
+		if (!is_admin(s))
+			return OPAL_ST_NOT_AUTHORIZED;
+		return get_table_bytes(sim, c, ob.kind == OBJ_MBR, o);
+	}
+	if (cb >= c->pend || !opal_tok_is(&t->tok[cb], OPAL_TOK_STARTLIST))
+		return OPAL_ST_INVALID_PARAMETER;
+	end = opal_tok_skip(t, cb);
+	if ((i = named(t, cb + 1, end - 1, 3)) && is_uint(t, i))
+		first = (unsigned)(t->tok[i].uint > 0xffff ? 0xffff : t->tok[i].uint);
+	if ((i = named(t, cb + 1, end - 1, 4)) && is_uint(t, i))
+		last = (unsigned)(t->tok[i].uint > 0xffff ? 0xffff : t->tok[i].uint);
+	if (last < first)
+		return OPAL_ST_INVALID_PARAMETER;
+
+	/* Authorization first: nothing is emitted on failure. */
+	switch (ob.kind) {
+	case OBJ_CPIN:
+		/* Only the MSID's PIN is readable, and by Anybody. */
+		if (first <= OPAL_COL_PIN && last >= OPAL_COL_PIN && ob.idx != AUTH_ANYBODY)
+			return OPAL_ST_NOT_AUTHORIZED;
+		break;
+	case OBJ_LOCKING:
+	case OBJ_MBRCTL:
+	case OBJ_ACE_RD:
+	case OBJ_ACE_WR:
+		if (!is_admin(s))
+			return OPAL_ST_NOT_AUTHORIZED;
+		break;
+	case OBJ_AUTHORITY:
+		if (s->sp == SP_LOCKING ? !is_admin(s) : !(s->auth & AUTH_BIT(AUTH_SID)))
+			return OPAL_ST_NOT_AUTHORIZED;
+		break;
+	case OBJ_SP_ADMIN:
+	case OBJ_SP_LOCKING:
+	case OBJ_LOCKING_INFO:
+	case OBJ_TABLE_MBR:
+	case OBJ_TABLE_DS:
+		break;
+	default:
+		return OPAL_ST_INVALID_PARAMETER;
+	}
+
+	opal_put_control(o, OPAL_TOK_STARTLIST);
+	opal_put_control(o, OPAL_TOK_STARTLIST);
+	switch (ob.kind) {
+	case OBJ_CPIN: {
+		const struct sim_pin *p = pin_of(st, ob.idx);
+
+		put_col_bytes(o, first, last, 0, c->inv.b, 8);
+		put_col_bytes(o, first, last, OPAL_COL_PIN, p->pin, p->len);
+		put_col_uint(o, first, last, OPAL_COL_TRY_LIMIT, p->try_limit);
+		put_col_uint(o, first, last, OPAL_COL_TRIES, p->tries);
+		put_col_uint(o, first, last, 7, 0);	/* Persistence */
+		break;
+	}
+	case OBJ_LOCKING: {
+		const struct sim_range *r = &st->range[ob.idx];
+		opal_uid key = opal_uid_k_aes_256(ob.idx);
+
+		put_col_bytes(o, first, last, 0, c->inv.b, 8);
+		put_col_uint(o, first, last, OPAL_COL_RANGE_START, r->start);
+		put_col_uint(o, first, last, OPAL_COL_RANGE_LENGTH, r->length);
+		put_col_uint(o, first, last, OPAL_COL_READ_LOCK_ENABLED, r->rle);
+		put_col_uint(o, first, last, OPAL_COL_WRITE_LOCK_ENABLED, r->wle);
+		put_col_uint(o, first, last, OPAL_COL_READ_LOCKED, r->rl);
+		put_col_uint(o, first, last, OPAL_COL_WRITE_LOCKED, r->wl);
+		put_col_reset_list(o, first, last, OPAL_COL_LOCK_ON_RESET, r->lock_on_reset);
+		put_col_bytes(o, first, last, OPAL_COL_ACTIVE_KEY, key.b, 8);
+		break;
+	}
+	case OBJ_MBRCTL:
+		put_col_uint(o, first, last, OPAL_COL_MBR_ENABLE, st->mbr_enable);
+		put_col_uint(o, first, last, OPAL_COL_MBR_DONE, st->mbr_done);
+		put_col_reset_list(o, first, last, OPAL_COL_MBR_DONE_ON_RESET,
+				   st->mbr_done_on_reset);
+		break;
+	case OBJ_AUTHORITY:
+		put_col_bytes(o, first, last, 0, c->inv.b, 8);
+		put_col_uint(o, first, last, OPAL_COL_AUTHORITY_ENABLED,
+			     auth_enabled(st, ob.idx));
+		break;
+	case OBJ_SP_ADMIN:
+	case OBJ_SP_LOCKING:
+		put_col_bytes(o, first, last, 0, c->inv.b, 8);
+		put_col_uint(o, first, last, OPAL_COL_SP_LIFECYCLE,
+			     ob.kind == OBJ_SP_ADMIN ? OPAL_LIFECYCLE_MANUFACTURED :
+			     st->lsp_lifecycle);
+		break;
+	case OBJ_LOCKING_INFO:
+		put_col_uint(o, first, last, 4, SEDSIM_RANGES);	/* MaxRanges */
+		put_col_uint(o, first, last, 5, 1);	/* MaxReEncryptions */
+		break;
+	case OBJ_TABLE_MBR:
+	case OBJ_TABLE_DS:
+		put_col_uint(o, first, last, OPAL_COL_TABLE_ROWS,
+			     ob.kind == OBJ_TABLE_MBR ? SEDSIM_MBR_SIZE : SEDSIM_DATASTORE_SIZE);
+		break;
+	default:
+		break;
+	}
+	opal_put_control(o, OPAL_TOK_ENDLIST);
+	opal_put_control(o, OPAL_TOK_ENDLIST);
+	reply_status(o, 0);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- Set */
+
+static bool ranges_valid(const struct sim_state *st)
+{
+	for (unsigned i = 1; i <= SEDSIM_RANGES; i++) {
+		const struct sim_range *a = &st->range[i];
+
+		if (!a->length)
+			continue;
+		if (a->start > st->blocks || a->length > st->blocks - a->start)
+			return false;
+		for (unsigned j = i + 1; j <= SEDSIM_RANGES; j++) {
+			const struct sim_range *b = &st->range[j];
+
+			if (b->length && a->start < b->start + b->length &&
+			    b->start < a->start + a->length)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* BooleanExpr of an ACE: the authorities it names, OR'ed. */
+static int parse_ace(int sp, const struct opal_tokens *t, size_t v, uint32_t *mask)
+{
+	size_t end;
+
+	if (!opal_tok_is(&t->tok[v], OPAL_TOK_STARTLIST))
+		return OPAL_ST_INVALID_PARAMETER;
+	end = opal_tok_skip(t, v);
+	*mask = 0;
+	for (size_t i = v + 1; i + 1 < end; i++) {
+		opal_uid half, u;
+		int a;
+
+		if (!opal_tok_is(&t->tok[i], OPAL_TOK_STARTNAME) || i + 3 >= end ||
+		    t->tok[i + 1].type != OPAL_ATOM_BYTES || t->tok[i + 1].len != 4)
+			continue;
+		memset(half.b, 0, 8);
+		memcpy(half.b, t->tok[i + 1].bytes, 4);
+		if (!opal_uid_eq(&half, &OPAL_UID_HALF_AUTHORITY_OBJ_REF) || !uid_at(t, i + 2, &u))
+			continue;
+		a = auth_index(sp, &u);
+		if (a < 0)
+			return OPAL_ST_INVALID_PARAMETER;
+		*mask |= AUTH_BIT(a);
+	}
+	return 0;
+}
+
+static int set_column(struct sedsim *sim, struct sim_state *st, struct obj ob,
+		      const struct opal_tokens *t, unsigned col, size_t v)
+{
+	const struct sim_session *s = &sim->sess;
+	bool admin = is_admin(s);
+	uint64_t u = is_uint(t, v) ? t->tok[v].uint : 0;
+
+	switch (ob.kind) {
+	case OBJ_CPIN: {
+		struct sim_pin *p = pin_of(st, ob.idx);
+		bool may;
+
+		if (s->sp == SP_ADMIN)
+			may = ob.idx == AUTH_SID && (s->auth & AUTH_BIT(AUTH_SID));
+		else
+			may = admin || (s->auth & AUTH_BIT(ob.idx));
+		if (!may)
+			return OPAL_ST_NOT_AUTHORIZED;
+		if (col == OPAL_COL_PIN) {
+			if (t->tok[v].type != OPAL_ATOM_BYTES || t->tok[v].len > OPAL_PIN_MAX)
+				return OPAL_ST_INVALID_PARAMETER;
+			memcpy(p->pin, t->tok[v].bytes, t->tok[v].len);
+			p->len = (uint8_t)t->tok[v].len;
+			p->tries = 0;
+			return 0;
+		}
+		if (col == OPAL_COL_TRY_LIMIT && is_uint(t, v) && u <= UINT32_MAX) {
+			p->try_limit = (uint32_t)u;
+			return 0;
+		}
+		return OPAL_ST_INVALID_PARAMETER;
+	}
+	case OBJ_LOCKING: {
+		struct sim_range *r = &st->range[ob.idx];
+
+		if (col == OPAL_COL_READ_LOCKED || col == OPAL_COL_WRITE_LOCKED) {
+			uint32_t ace = col == OPAL_COL_READ_LOCKED ? r->rd_ace : r->wr_ace;
+
+			if (!admin && !(s->auth & ace))
+				return OPAL_ST_NOT_AUTHORIZED;
+			if (!is_uint(t, v) || u > 1)
+				return OPAL_ST_INVALID_PARAMETER;
+			if (col == OPAL_COL_READ_LOCKED)
+				r->rl = (uint8_t)u;
+			else
+				r->wl = (uint8_t)u;
+			return 0;
+		}
+		if (!admin)
+			return OPAL_ST_NOT_AUTHORIZED;
+		switch (col) {
+		case OPAL_COL_RANGE_START:
+		case OPAL_COL_RANGE_LENGTH:
+			if (ob.idx == 0 || !is_uint(t, v))
+				return OPAL_ST_INVALID_PARAMETER;
+			if (col == OPAL_COL_RANGE_START)
+				r->start = u;
+			else
+				r->length = u;
+			return 0;
+		case OPAL_COL_READ_LOCK_ENABLED:
+		case OPAL_COL_WRITE_LOCK_ENABLED:
+			if (!is_uint(t, v) || u > 1)
+				return OPAL_ST_INVALID_PARAMETER;
+			if (col == OPAL_COL_READ_LOCK_ENABLED)
+				r->rle = (uint8_t)u;
+			else
+				r->wle = (uint8_t)u;
+			return 0;
+		case OPAL_COL_LOCK_ON_RESET: {
+			size_t end;
+
+			if (!opal_tok_is(&t->tok[v], OPAL_TOK_STARTLIST))
+				return OPAL_ST_INVALID_PARAMETER;
+			end = opal_tok_skip(t, v);
+			r->lock_on_reset = 0;
+			for (size_t i = v + 1; i + 1 < end; i++)
+				if (is_uint(t, i) && t->tok[i].uint == 0)
+					r->lock_on_reset = 1;
+			return 0;
+		}
+		default:
+			return OPAL_ST_INVALID_PARAMETER;
+		}
+	}
+	case OBJ_MBRCTL:
+		if (!admin)
+			return OPAL_ST_NOT_AUTHORIZED;
+		if (col == OPAL_COL_MBR_DONE_ON_RESET) {
+			size_t end;
+
+			if (!opal_tok_is(&t->tok[v], OPAL_TOK_STARTLIST))
+				return OPAL_ST_INVALID_PARAMETER;
+			end = opal_tok_skip(t, v);
+			st->mbr_done_on_reset = 0;
+			for (size_t i = v + 1; i + 1 < end; i++)
+				if (is_uint(t, i) && t->tok[i].uint == 0)
+					st->mbr_done_on_reset = 1;
+			return 0;
+		}
+		if (!is_uint(t, v) || u > 1)
+			return OPAL_ST_INVALID_PARAMETER;
+		if (col == OPAL_COL_MBR_ENABLE)
+			st->mbr_enable = (uint8_t)u;
+		else if (col == OPAL_COL_MBR_DONE)
+			st->mbr_done = (uint8_t)u;
+		else
+			return OPAL_ST_INVALID_PARAMETER;
+		return 0;
+	case OBJ_AUTHORITY:
+		if (s->sp != SP_LOCKING || !admin)
+			return OPAL_ST_NOT_AUTHORIZED;
+		if (col != OPAL_COL_AUTHORITY_ENABLED || !is_uint(t, v) || u > 1)
+			return OPAL_ST_INVALID_PARAMETER;
+		if (ob.idx >= AUTH_USER1)
+			st->user_enabled[ob.idx - AUTH_USER1] = (uint8_t)u;
+		else if (ob.idx >= AUTH_ADMIN1)
+			st->admin_enabled[ob.idx - AUTH_ADMIN1] = (uint8_t)u;
+		return 0;
+	case OBJ_ACE_RD:
+	case OBJ_ACE_WR: {
+		uint32_t mask;
+		int rc;
+
+		if (!admin)
+			return OPAL_ST_NOT_AUTHORIZED;
+		if (col != OPAL_COL_ACE_BOOLEAN_EXPR)
+			return OPAL_ST_INVALID_PARAMETER;
+		rc = parse_ace(s->sp, t, v, &mask);
+		if (rc)
+			return rc;
+		if (ob.kind == OBJ_ACE_RD)
+			st->range[ob.idx].rd_ace = mask;
+		else
+			st->range[ob.idx].wr_ace = mask;
+		return 0;
+	}
+	default:
+		return OPAL_ST_INVALID_PARAMETER;
+	}
+}
+
+static int set_table_bytes(struct sedsim *sim, const struct call *c, bool mbr)
+{
+	const struct opal_tokens *t = c->t;
+	size_t w = named(t, c->p0, c->pend, 0), v = named(t, c->p0, c->pend, 1);
+	uint64_t off = 0;
+
+	if (!is_admin(&sim->sess))
+		return OPAL_ST_NOT_AUTHORIZED;
+	if (w) {
+		if (!is_uint(t, w))
+			return OPAL_ST_INVALID_PARAMETER;
+		off = t->tok[w].uint;
+	}
+	if (!v || t->tok[v].type != OPAL_ATOM_BYTES)
+		return OPAL_ST_INVALID_PARAMETER;
+	if (sim_table_io(sim, mbr, true, off, (void *)t->tok[v].bytes, t->tok[v].len))
+		return OPAL_ST_INVALID_PARAMETER;
+	return 0;
+}
+
+static int do_set(struct sedsim *sim, const struct call *c, struct obj ob)
+{
+	const struct opal_tokens *t = c->t;
+	struct sim_state *tmp;
+	size_t v, end;
+	int rc = 0;
+
+	if (ob.kind == OBJ_MBR || ob.kind == OBJ_DATASTORE)
+		return set_table_bytes(sim, c, ob.kind == OBJ_MBR);
+	v = named(t, c->p0, c->pend, 1);
+	if (!v || !opal_tok_is(&t->tok[v], OPAL_TOK_STARTLIST))
+		return OPAL_ST_INVALID_PARAMETER;
+	end = opal_tok_skip(t, v);
+	/* Apply to a copy, validate, then commit: a Set is all or nothing. */
+	tmp = malloc(sizeof(*tmp));
+	if (!tmp)
+		return OPAL_ST_TPER_MALFUNCTION;
+	*tmp = sim->st;
+	for (size_t i = v + 1; !rc && i + 1 < end;) {
+		if (!opal_tok_is(&t->tok[i], OPAL_TOK_STARTNAME) || !is_uint(t, i + 1) ||
+		    t->tok[i + 1].uint > 0xffff) {
+			rc = OPAL_ST_INVALID_PARAMETER;
+			break;
+		}
+		rc = set_column(sim, tmp, ob, t, (unsigned)t->tok[i + 1].uint, i + 2);
+		i = opal_tok_skip(t, i);
+		if (!i)
+			rc = OPAL_ST_INVALID_PARAMETER;
+	}
+	if (!rc && !ranges_valid(tmp))
+		rc = OPAL_ST_INVALID_PARAMETER;
+	if (!rc) {
+		sim->st = *tmp;
+		if (sim_save(sim))
+			rc = OPAL_ST_TPER_MALFUNCTION;
+	}
+	explicit_bzero(tmp, sizeof(*tmp));
+	free(tmp);
+	return rc;
+}
+
+/* ------------------------------------------------------------ methods */
+
+static void revert_admin_sp(struct sedsim *sim)
+{
+	struct sim_state *st = &sim->st;
+
+	/* Back to factory: SID = MSID, Locking SP inactive, all data erased. */
+	st->sid.len = st->msid.len;
+	memcpy(st->sid.pin, st->msid.pin, st->msid.len);
+	st->sid.tries = 0;
+	st->psid.tries = 0;
+	sim_factory_locking_sp(st);
+}
+
+static void clear_tables(struct sedsim *sim)
+{
+	static const uint8_t zero[4096];
+
+	for (uint64_t off = 0; off < SEDSIM_MBR_SIZE; off += sizeof(zero))
+		sim_table_io(sim, true, true, off, (void *)zero, sizeof(zero));
+	for (uint64_t off = 0; off < SEDSIM_DATASTORE_SIZE; off += sizeof(zero))
+		sim_table_io(sim, false, true, off, (void *)zero, sizeof(zero));
+}
+
+/* Returns the status; on success may have written results into o itself. */
+static int dispatch(struct sedsim *sim, const struct call *c, struct opal_buf *o,
+		    bool *close_after)
+{
+	struct sim_session *s = &sim->sess;
+	struct sim_state *st = &sim->st;
+	const struct opal_tokens *t = c->t;
+	struct obj ob = classify(s->sp, &c->inv);
+	bool mutating = opal_uid_eq(&c->meth, &OPAL_M_SET) ||
+			opal_uid_eq(&c->meth, &OPAL_M_GENKEY) ||
+			opal_uid_eq(&c->meth, &OPAL_M_ACTIVATE) ||
+			opal_uid_eq(&c->meth, &OPAL_M_REVERT) ||
+			opal_uid_eq(&c->meth, &OPAL_M_REVERTSP) ||
+			opal_uid_eq(&c->meth, &OPAL_M_ERASE);
+	int rc;
+
+	if (mutating && !s->write)
+		return OPAL_ST_NOT_AUTHORIZED;
+
+	if (opal_uid_eq(&c->meth, &OPAL_M_GET))
+		return do_get(sim, c, ob, o);
+	if (opal_uid_eq(&c->meth, &OPAL_M_SET)) {
+		rc = do_set(sim, c, ob);
+		if (!rc)
+			reply_empty(o, 0);
+		return rc;
+	}
+	if (opal_uid_eq(&c->meth, &OPAL_M_AUTHENTICATE) && ob.kind == OBJ_THISSP) {
+		opal_uid u;
+		size_t ch = named(t, c->p0 + 1, c->pend, 0);
+		int a;
+
+		if (!uid_at(t, c->p0, &u) || (a = auth_index(s->sp, &u)) < 0)
+			return OPAL_ST_INVALID_PARAMETER;
+		if (ch && t->tok[ch].type != OPAL_ATOM_BYTES)
+			return OPAL_ST_INVALID_PARAMETER;
+		rc = check_pin(sim, (unsigned)a, ch ? t->tok[ch].bytes : NULL,
+			       ch ? t->tok[ch].len : 0);
+		if (rc == OPAL_ST_AUTHORITY_LOCKED_OUT)
+			return rc;
+		if (!rc)
+			s->auth |= AUTH_BIT(a);
+		opal_put_control(o, OPAL_TOK_STARTLIST);
+		opal_put_uint(o, rc ? 0 : 1);
+		opal_put_control(o, OPAL_TOK_ENDLIST);
+		reply_status(o, 0);
+		return 0;
+	}
+	if (opal_uid_eq(&c->meth, &OPAL_M_RANDOM) && ob.kind == OBJ_THISSP) {
+		uint8_t r[32];
+
+		if (!is_uint(t, c->p0) || t->tok[c->p0].uint > sizeof(r) || sim_random(r, sizeof(r)))
+			return OPAL_ST_INVALID_PARAMETER;
+		opal_put_control(o, OPAL_TOK_STARTLIST);
+		opal_put_bytes(o, r, (size_t)t->tok[c->p0].uint);
+		opal_put_control(o, OPAL_TOK_ENDLIST);
+		reply_status(o, 0);
+		return 0;
+	}
+	if (opal_uid_eq(&c->meth, &OPAL_M_ACTIVATE) && ob.kind == OBJ_SP_LOCKING) {
+		if (!(s->auth & AUTH_BIT(AUTH_SID)))
+			return OPAL_ST_NOT_AUTHORIZED;
+		if (!lsp_active(st)) {
+			/* Admin1 of the Locking SP takes the SID's PIN. */
+			st->lsp_lifecycle = OPAL_LIFECYCLE_MANUFACTURED;
+			st->admin[0].len = st->sid.len;
+			memcpy(st->admin[0].pin, st->sid.pin, st->sid.len);
+			st->admin_enabled[0] = 1;
+			if (sim_save(sim))
+				return OPAL_ST_TPER_MALFUNCTION;
+		}
+		reply_empty(o, 0);
+		return 0;
+	}
+	if (opal_uid_eq(&c->meth, &OPAL_M_REVERT) && ob.kind == OBJ_SP_ADMIN) {
+		if (!(s->auth & (AUTH_BIT(AUTH_SID) | AUTH_BIT(AUTH_PSID))))
+			return OPAL_ST_NOT_AUTHORIZED;
+		revert_admin_sp(sim);
+		clear_tables(sim);
+		if (sim_save(sim))
+			return OPAL_ST_TPER_MALFUNCTION;
+		reply_empty(o, 0);
+		*close_after = true;
+		return 0;
+	}
+	if (opal_uid_eq(&c->meth, &OPAL_M_REVERTSP) && ob.kind == OBJ_THISSP &&
+	    s->sp == SP_LOCKING) {
+		if (!is_admin(s))
+			return OPAL_ST_NOT_AUTHORIZED;
+		sim_factory_locking_sp(st);
+		clear_tables(sim);
+		if (sim_save(sim))
+			return OPAL_ST_TPER_MALFUNCTION;
+		reply_empty(o, 0);
+		*close_after = true;
+		return 0;
+	}
+	if ((opal_uid_eq(&c->meth, &OPAL_M_GENKEY) && ob.kind == OBJ_KAES) ||
+	    (opal_uid_eq(&c->meth, &OPAL_M_ERASE) && ob.kind == OBJ_LOCKING)) {
+		if (!is_admin(s))
+			return OPAL_ST_NOT_AUTHORIZED;
+		if (sim_new_key(&st->range[ob.idx]) || sim_save(sim))
+			return OPAL_ST_TPER_MALFUNCTION;
+		reply_empty(o, 0);
+		return 0;
+	}
+	return OPAL_ST_INVALID_PARAMETER;
+}
+
+static bool parse_call(const struct opal_tokens *t, struct call *c)
+{
+	size_t end;
+
+	if (t->n < 11 || !opal_tok_is(&t->tok[0], OPAL_TOK_CALL) || !uid_at(t, 1, &c->inv) ||
+	    !uid_at(t, 2, &c->meth) || !opal_tok_is(&t->tok[3], OPAL_TOK_STARTLIST))
+		return false;
+	end = opal_tok_skip(t, 3);
+	if (!end || end + 6 > t->n || !opal_tok_is(&t->tok[end], OPAL_TOK_ENDOFDATA))
+		return false;
+	c->t = t;
+	c->p0 = 4;
+	c->pend = end - 1;
+	return true;
+}
+
+static void start_session(struct sedsim *sim, const struct call *c, struct opal_buf *o)
+{
+	const struct opal_tokens *t = c->t;
+	size_t ch = named(t, c->p0 + 3, c->pend, 0), au = named(t, c->p0 + 3, c->pend, 3);
+	struct sim_session ns = { 0 };
+	opal_uid sp, auth;
+	int a = AUTH_ANYBODY, rc;
+
+	if (!is_uint(t, c->p0) || !uid_at(t, c->p0 + 1, &sp) || !is_uint(t, c->p0 + 2) ||
+	    t->tok[c->p0].uint > UINT32_MAX) {
+		reply_empty(o, OPAL_ST_INVALID_PARAMETER);
+		return;
+	}
+	if (opal_uid_eq(&sp, &OPAL_UID_ADMINSP)) {
+		ns.sp = SP_ADMIN;
+	} else if (opal_uid_eq(&sp, &OPAL_UID_LOCKINGSP)) {
+		ns.sp = SP_LOCKING;
+		if (!lsp_active(&sim->st)) {
+			reply_empty(o, OPAL_ST_INVALID_PARAMETER);
+			return;
+		}
+	} else {
+		reply_empty(o, OPAL_ST_INVALID_PARAMETER);
+		return;
+	}
+	if (au) {
+		if (!uid_at(t, au, &auth) || (a = auth_index(ns.sp, &auth)) < 0 ||
+		    (ch && t->tok[ch].type != OPAL_ATOM_BYTES)) {
+			reply_empty(o, OPAL_ST_INVALID_PARAMETER);
+			return;
+		}
+		rc = check_pin(sim, (unsigned)a, ch ? t->tok[ch].bytes : NULL,
+			       ch ? t->tok[ch].len : 0);
+		if (rc) {
+			reply_empty(o, rc);
+			return;
+		}
+	}
+	ns.open = true;
+	ns.write = t->tok[c->p0 + 2].uint != 0;
+	ns.hsn = (uint32_t)t->tok[c->p0].uint;
+	ns.tsn = sim->next_tsn++;
+	if (!ns.tsn)
+		ns.tsn = sim->next_tsn++;
+	ns.auth = AUTH_BIT(AUTH_ANYBODY) | AUTH_BIT(a);
+	/* One session at a time; a new one replaces an abandoned one. */
+	sim->sess = ns;
+	opal_put_call_begin(o, &OPAL_UID_SMUID, &OPAL_M_SYNCSESSION);
+	opal_put_uint(o, ns.hsn);
+	opal_put_uint(o, ns.tsn);
+	opal_put_call_end(o, 0);
+}
+
+static void properties(struct opal_buf *o)
+{
+	static const struct {
+		const char *name;
+		uint64_t v;
+	} props[] = {
+		{ "MaxComPacketSize", OPAL_IO_BUFFER },
+		{ "MaxResponseComPacketSize", OPAL_IO_BUFFER },
+		{ "MaxPacketSize", OPAL_IO_BUFFER - OPAL_COMPACKET_HDR },
+		{ "MaxIndTokenSize", OPAL_IO_BUFFER - OPAL_FRAME_HDRS },
+		{ "MaxPackets", 1 },
+		{ "MaxSubpackets", 1 },
+		{ "MaxMethods", 1 },
+		{ "MaxSessions", 1 },
+		{ "MaxAuthentications", 2 },
+		{ "MaxTransactionLimit", 0 },
+	};
+
+	opal_put_call_begin(o, &OPAL_UID_SMUID, &OPAL_M_PROPERTIES);
+	opal_put_control(o, OPAL_TOK_STARTLIST);
+	for (size_t i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
+		opal_put_control(o, OPAL_TOK_STARTNAME);
+		opal_put_bytes(o, props[i].name, strlen(props[i].name));
+		opal_put_uint(o, props[i].v);
+		opal_put_control(o, OPAL_TOK_ENDNAME);
+	}
+	opal_put_control(o, OPAL_TOK_ENDLIST);
+	opal_put_call_end(o, 0);
+}
+
+void sim_handle_packet(struct sedsim *sim, const uint8_t *buf, size_t len)
+{
+	struct opal_tokens t = { sim->tok, 0, OPAL_MAX_TOKENS };
+	uint8_t out[OPAL_IO_BUFFER - OPAL_FRAME_HDRS];
+	struct opal_buf o;
+	struct opal_frame f, rf = { 0 };
+	struct call c;
+	bool close_after = false;
+
+	sim->resp_len = 0;
+	if (opal_frame_parse(buf, len, &f) || !f.payload_len)
+		return;
+	opal_buf_init(&o, out, sizeof(out));
+	if (f.comid != SEDSIM_BASE_COMID)
+		return;
+	if (opal_tokens_parse(f.payload, f.payload_len, &t) || t.n == 0) {
+		reply_empty(&o, OPAL_ST_INVALID_PARAMETER);
+	} else if (f.tsn == 0 && f.hsn == 0) {
+		/* Session manager. */
+		if (!parse_call(&t, &c) || !opal_uid_eq(&c.inv, &OPAL_UID_SMUID))
+			reply_empty(&o, OPAL_ST_INVALID_PARAMETER);
+		else if (opal_uid_eq(&c.meth, &OPAL_M_STARTSESSION))
+			start_session(sim, &c, &o);
+		else if (opal_uid_eq(&c.meth, &OPAL_M_PROPERTIES))
+			properties(&o);
+		else
+			reply_empty(&o, OPAL_ST_INVALID_PARAMETER);
+	} else if (!sim->sess.open || f.tsn != sim->sess.tsn || f.hsn != sim->sess.hsn) {
+		return;	/* no such session: the host times out, as with a real TPer */
+	} else if (opal_tok_is(&t.tok[0], OPAL_TOK_ENDOFSESSION)) {
+		opal_put_control(&o, OPAL_TOK_ENDOFSESSION);
+		close_after = true;
+	} else if (!parse_call(&t, &c)) {
+		reply_empty(&o, OPAL_ST_INVALID_PARAMETER);
+	} else {
+		size_t mark = o.len;
+		int rc = dispatch(sim, &c, &o, &close_after);
+
+		if (rc) {
+			o.len = mark;
+			reply_empty(&o, rc);
+		}
+	}
+	if (o.overflow) {
+		opal_buf_init(&o, out, sizeof(out));
+		reply_empty(&o, OPAL_ST_RESPONSE_OVERFLOW);
+	}
+	rf.comid = f.comid;
+	rf.tsn = f.tsn;
+	rf.hsn = f.hsn;
+	sim->resp_len = opal_frame_build(sim->resp, sizeof(sim->resp), &rf, o.data, o.len);
+	sim->resp_comid = f.comid;
+	if (close_after)
+		memset(&sim->sess, 0, sizeof(sim->sess));
+	explicit_bzero(out, sizeof(out));
+}
