@@ -4,11 +4,14 @@
 # on the fallback, key checks as the kernel's xts does.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xts-lib.sh"
-plan 11
+plan 12
 
 ref=xts-aes-aesni
 check "xts_offload loaded with threshold=0" xo_ensure 0
 check "IEEE 1619 vectors on $ref (the reference itself)" xts-afalg vectors $ref
+# Negative control: the checker notices a wrong cipher.
+xts-afalg vectors cbc-aes-aesni >/dev/null 2>&1
+expect_eq "negative control: cbc-aes-aesni fails the XTS vectors (exit 1)" 1 $?
 
 req0=$(xo_total requests)
 len0=$(xo_total fallback_length)
