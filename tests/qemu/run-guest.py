@@ -19,11 +19,15 @@ and request, at run time through lib.sh's `postcheck`, a host command
 (a --host-tool) run after the guest powered off; `@disk:NAME` in its
 arguments is replaced by the disk image's path.
 
+Without script arguments, every tests/guest/[0-9][0-9]-*.sh runs, or only
+those matching one of the glob patterns in FDEKIT_GUEST_SCRIPTS.
+
 Exit codes: 0 all passed, 1 a test failed, 2 usage or setup error.
 """
 
 import argparse
 import fcntl
+import fnmatch
 import glob
 import os
 import re
@@ -175,8 +179,14 @@ def script_disks(path):
 def resolve_scripts(names):
 	if not names:
 		found = sorted(glob.glob(os.path.join(GUEST_DIR, '[0-9][0-9]-*.sh')))
+		# FDEKIT_GUEST_SCRIPTS="1?-* 30-*": run only the matching ones.
+		only = os.environ.get('FDEKIT_GUEST_SCRIPTS', '').split()
+		if only:
+			found = [f for f in found
+				 if any(fnmatch.fnmatch(os.path.basename(f), o) for o in only)]
 		if not found:
-			die(f'no guest scripts in {GUEST_DIR}')
+			die(f'no guest scripts in {GUEST_DIR}'
+			    + (f' match FDEKIT_GUEST_SCRIPTS={" ".join(only)}' if only else ''))
 		return found
 	paths = []
 	for n in names:
