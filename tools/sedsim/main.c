@@ -6,6 +6,7 @@
  *   sedsim psid DIR             print the PSID (the drive label)
  *   sedsim read DIR LBA COUNT   user data to stdout (fails on locked ranges)
  *   sedsim write DIR LBA COUNT  user data from stdin
+ *   sedsim serve DIR NAME       TCMU handler for configfs core/user_N/NAME
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,7 +23,8 @@ static int usage(void)
 {
 	fputs("Usage: sedsim create DIR [--blocks N] [--serial S] [--try-limit N]\n"
 	      "       sedsim power-cycle DIR | psid DIR\n"
-	      "       sedsim read DIR LBA COUNT | write DIR LBA COUNT\n", stderr);
+	      "       sedsim read DIR LBA COUNT | write DIR LBA COUNT\n"
+	      "       sedsim serve DIR NAME\n", stderr);
 	return EXIT_USAGE;
 }
 
@@ -126,6 +128,8 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (!strcmp(argv[1], "serve") && argc == 4)
+		return sedsim_serve_tcmu(argv[2], argv[3], 10);
 	if ((!strcmp(argv[1], "read") || !strcmp(argv[1], "write")) && argc == 5)
 		return io(argv[2], argv[3], argv[4], !strcmp(argv[1], "write"));
 	return usage();

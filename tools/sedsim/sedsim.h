@@ -66,6 +66,26 @@ enum sedsim_io_status sedsim_read(struct sedsim *sim, uint64_t lba, uint32_t cou
 enum sedsim_io_status sedsim_write(struct sedsim *sim, uint64_t lba, uint32_t count,
 				   const void *buf);
 
+/* One SCSI command (SBC/SPC subset plus SECURITY PROTOCOL IN/OUT). */
+struct sedsim_scsi_cmd {
+	const uint8_t *cdb;
+	size_t cdb_len;
+	uint8_t *buf;		/* data-out to the drive, or room for data-in */
+	size_t len;
+	size_t data_len;	/* out: data-in bytes produced */
+	uint8_t status;		/* out: SAM status (0 GOOD, 2 CHECK CONDITION) */
+	uint8_t sense[18];	/* out: fixed-format sense with CHECK CONDITION */
+};
+
+int sedsim_scsi_exec(struct sedsim *sim, struct sedsim_scsi_cmd *c);
+
+/*
+ * Serve the drive in dir as the TCMU user backstore called name (configfs
+ * core/user_N/name), until SIGTERM. Waits up to wait_s for the uio device.
+ * Returns a process exit code.
+ */
+int sedsim_serve_tcmu(const char *dir, const char *name, unsigned int wait_s);
+
 /* The PSID, as on the label: read from dir/psid by tests and operators. */
 int sedsim_read_psid(const char *dir, char *out, size_t cap);
 

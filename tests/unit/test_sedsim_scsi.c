@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sedsim's SCSI face (what TCMU hands it in a guest): the CDBs the sd
+ * driver sends at probe, SECURITY PROTOCOL IN/OUT carrying a whole Opal
+ * session driven by lib/opal, and DATA PROTECT on locked ranges.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "opal.h"
+#include "sedsim.h"
+
+#define BLOCKS 1024
+
+struct fx {
+	char dir[64];
+	struct sedsim *sim;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct sedsim_config cfg = { .blocks = BLOCKS, .serial = "SCSISERIAL" };
+
+	strcpy(f->dir, "/tmp/test_sedsim_scsi.XXXXXX");
+	if (!mkdtemp(f->dir) || sedsim_create(f->dir, &cfg) || sedsim_open(f->dir, true, &f->sim))
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char cmd[128];
+
+	sedsim_close(f->sim);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	if (system(cmd))
+		return -1;
+	free(f);
+	return 0;
+}
+
+static struct sedsim_scsi_cmd exec(struct sedsim *sim, const uint8_t *cdb, size_t cdb_len,
+				   uint8_t *buf, size_t len)
+{
+	struct sedsim_scsi_cmd c = { .cdb = cdb, .cdb_len = cdb_len, .buf = buf, .len = len };
+
+	assert_int_equal(sedsim_scsi_exec(sim, &c), 0);
+	return c;
+}
+
+static void test_probe_cdbs(void **state)
+{
+	struct fx *f = *state;
+	uint8_t buf[512];
+	struct sedsim_scsi_cmd c;
+
+	c = exec(f->sim, (uint8_t[]){ 0x12, 0, 0, 0, 96, 0 }, 6, buf, 96);
+	assert_int_equal(c.status, 0);
+	assert_int_equal(buf[0], 0);
+	assert_true(buf[2] >= 5);	/* SPC-3 or later: sd asks for opcodes */
+	c = exec(f->sim, (uint8_t[]){ 0x12, 1, 0x80, 0, 255, 0 }, 6, buf, 255);
+	assert_int_equal(c.status, 0);
+	assert_memory_equal(buf + 4, "SCSISERIAL          ", 20);
+	c = exec(f->sim, (uint8_t[]){ 0x25, 0, 0, 0, 0, 0, 0, 0, 0, 0 }, 10, buf, 8);
+	assert_int_equal(c.status, 0);
+	assert_memory_equal(buf, ((uint8_t[]){ 0, 0, 0x03, 0xff, 0, 0, 0x02, 0 }), 8);
+	c = exec(f->sim, (uint8_t[]){ 0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0 }, 16, buf, 32);
+	assert_int_equal(c.status, 0);
+	assert_int_equal(buf[7], 0xff);
+	assert_int_equal(buf[6], 0x03);
+	/* REPORT SUPPORTED OPERATION CODES, one command: A2 and B5 supported. */
+	for (unsigned op = 0xa2; op; op = op == 0xa2 ? 0xb5 : 0) {
+		uint8_t cdb[12] = { 0xa3, 0x0c, 0x01, (uint8_t)op, 0, 0, 0, 0, 2, 0, 0, 0 };
+
+		c = exec(f->sim, cdb, 12, buf, 512);
+		assert_int_equal(c.status, 0);
+		assert_int_equal(buf[1] & 0x07, 3);
+	}
+	{
+		uint8_t cdb[12] = { 0xa3, 0x0c, 0x01, 0x42, 0, 0, 0, 0, 2, 0, 0, 0 };
+
+		c = exec(f->sim, cdb, 12, buf, 512);
+		assert_int_equal(buf[1] & 0x07, 1);	/* UNMAP: not supported */
+	}
+	/* Unknown opcode: ILLEGAL REQUEST, invalid command operation code. */
+	c = exec(f->sim, (uint8_t[]){ 0xc7, 0, 0, 0, 0, 0 }, 6, buf, 0);
+	assert_int_equal(c.status, 2);
+	assert_int_equal(c.sense[2], 0x05);
+	assert_int_equal(c.sense[12], 0x20);
+}
+
+/* lib/opal over CDBs: the path sed-opal and SG_IO take in a guest. */
+static int scsi_send(void *ctx, uint8_t p, uint16_t sp, const void *buf, size_t len)
+{
+	uint8_t cdb[12] = { 0xb5, p, (uint8_t)(sp >> 8), (uint8_t)sp, 0, 0,
+			    (uint8_t)(len >> 24), (uint8_t)(len >> 16), (uint8_t)(len >> 8), (uint8_t)len, 0, 0 };
+	struct sedsim_scsi_cmd c = { .cdb = cdb, .cdb_len = 12, .buf = (uint8_t *)buf, .len = len };
+
+	sedsim_scsi_exec(ctx, &c);
+	return c.status ? -5 : 0;
+}
+
+static int scsi_recv(void *ctx, uint8_t p, uint16_t sp, void *buf, size_t len)
+{
+	uint8_t cdb[12] = { 0xa2, p, (uint8_t)(sp >> 8), (uint8_t)sp, 0, 0,
+			    (uint8_t)(len >> 24), (uint8_t)(len >> 16), (uint8_t)(len >> 8), (uint8_t)len, 0, 0 };
+	struct sedsim_scsi_cmd c = { .cdb = cdb, .cdb_len = 12, .buf = buf, .len = len };
+
+	sedsim_scsi_exec(ctx, &c);
+	return c.status ? -5 : 0;
+}
+
+static void test_opal_over_cdbs(void **state)
+{
+	struct fx *f = *state;
+	static const struct opal_transport_ops ops = { "cdb", scsi_send, scsi_recv, NULL, NULL };
+	struct opal_dev *dev = opal_dev_new(&ops, f->sim);
+	const struct opal_key k = { (const uint8_t *)"scsi-key", 8 };
+	struct opal_range r = { .n = 1, .start = 512, .length = 256, .read_lock_enabled = true,
+				.write_lock_enabled = true, .lock_on_reset = true };
+	struct opal_discovery d;
+	uint8_t data[4096], back[4096];
+	struct sedsim_scsi_cmd c;
+	uint8_t rd10[10] = { 0x28, 0, 0, 0, 0x02, 0x00, 0, 0, 8, 0 };	/* LBA 512, 8 blocks */
+	uint8_t wr10[10] = { 0x2a, 0, 0, 0, 0x02, 0x00, 0, 0, 8, 0 };
+
+	memset(data, 0xc3, sizeof(data));
+	assert_int_equal(opal_discovery0(dev, &d), 0);
+	assert_true(d.opal2);
+	assert_int_equal(opal_take_ownership(dev, &k), 0);
+	assert_int_equal(opal_activate_locking_sp(dev, &k), 0);
+	assert_int_equal(opal_setup_range(dev, &k, &r), 0);
+	/* Written after the range exists: a new range has its own key. */
+	c = exec(f->sim, wr10, 10, data, sizeof(data));
+	assert_int_equal(c.status, 0);
+	assert_int_equal(opal_lock_unlock(dev, 0, &k, 1, OPAL_LOCKED), 0);
+	c = exec(f->sim, rd10, 10, back, sizeof(back));
+	assert_int_equal(c.status, 2);
+	assert_int_equal(c.sense[2], 0x07);	/* DATA PROTECT */
+	assert_int_equal(c.sense[12], 0x20);
+	c = exec(f->sim, wr10, 10, data, sizeof(data));
+	assert_int_equal(c.status, 2);
+	/* LBA 0 is in the unlocked global range. */
+	c = exec(f->sim, (uint8_t[]){ 0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0 }, 10, back, 512);
+	assert_int_equal(c.status, 0);
+	assert_int_equal(opal_lock_unlock(dev, 0, &k, 1, OPAL_UNLOCKED_RW), 0);
+	c = exec(f->sim, rd10, 10, back, sizeof(back));
+	assert_int_equal(c.status, 0);
+	assert_int_equal(c.data_len, sizeof(back));
+	assert_memory_equal(back, data, sizeof(data));
+	/* Beyond the end. */
+	c = exec(f->sim, (uint8_t[]){ 0x28, 0, 0, 0, 0x04, 0x00, 0, 0, 1, 0 }, 10, back, 512);
+	assert_int_equal(c.status, 2);
+	assert_int_equal(c.sense[2], 0x05);
+	opal_dev_free(dev);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_probe_cdbs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_opal_over_cdbs, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
