@@ -56,6 +56,7 @@ KERNEL_TROUBLE = re.compile(r'(Kernel panic|BUG:|Oops|WARNING:|'
 			    r'general protection fault|Call Trace:|'
 			    r'blocked for more than|UBSAN:|KASAN:|'
 			    r'kernel tried to execute|watchdog: BUG)')
+KERNEL_LINE = re.compile(r'^\[\s*\d+\.\d+\]')
 TAP_RESULT = re.compile(r'^(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?(.*)$')
 TAP_PLAN = re.compile(r'^1\.\.(\d+)')
 DISK_DECL = re.compile(r'^#\s*harness:\s*disk\s+(\S+)\s+(\d+)([KMG]?)\s*$')
@@ -332,7 +333,9 @@ def boot(args, kver, kernel, initrd, workdir, scripts, tools, rebuilt, built):
 		console_log.write(text + '\n')
 		if FIRMWARE.match(text):
 			return
-		if KERNEL_TROUBLE.search(text):
+		# Only kernel messages (timestamped): scripts' stderr shares the
+		# console and may well say "WARNING:" itself.
+		if KERNEL_LINE.match(text) and KERNEL_TROUBLE.search(text):
 			trouble.append(text.strip())
 		# Collapse runs of one line (a device model complaining per request).
 		if text == last['text']:
