@@ -88,21 +88,41 @@ void xo_engine_put(struct xo_engine *eng)
 	kref_put(&eng->ref, xo_engine_release);
 }
 
+static void xo_engine_account(struct xo_engine *eng, unsigned int len,
+			      int err)
+{
+	if (err) {
+		xo_stats_add(eng->stats, XO_STAT_ERRORS, 1);
+		xo_stats_add(xo_total_stats, XO_STAT_ERRORS, 1);
+	} else {
+		xo_stats_add(eng->stats, XO_STAT_REQUESTS, 1);
+		xo_stats_add(eng->stats, XO_STAT_BYTES, len);
+		xo_stats_add(xo_total_stats, XO_STAT_REQUESTS, 1);
+		xo_stats_add(xo_total_stats, XO_STAT_BYTES, len);
+	}
+}
+
+/* See xo_engine_ops.submit for the return values. */
 int xo_engine_submit(struct xo_engine *eng, struct xo_job *job)
 {
+	unsigned int len = job->len;
 	int ret;
 
 	job->engine = eng;
-	if (job->session != XO_SESSION_INVALID &&
+	if (unlikely(atomic_read(&xo_inject_errors) > 0) &&
 	    atomic_dec_if_positive(&xo_inject_errors) >= 0)
 		job->session = XO_SESSION_INVALID;
 
 	xo_stats_add(eng->stats, XO_STAT_IN_FLIGHT, 1);
+	xo_stats_add(xo_total_stats, XO_STAT_IN_FLIGHT, 1);
+	/* Once queued, job may be completed and freed: don't touch it. */
 	ret = eng->ops->submit(eng, job);
-	if (ret)
-		xo_stats_add(eng->stats, XO_STAT_IN_FLIGHT, -1);
-	else
-		xo_stats_add(xo_total_stats, XO_STAT_IN_FLIGHT, 1);
+	if (ret == -EINPROGRESS)
+		return ret;
+	xo_stats_add(eng->stats, XO_STAT_IN_FLIGHT, -1);
+	xo_stats_add(xo_total_stats, XO_STAT_IN_FLIGHT, -1);
+	if (ret == 0 || ret == -EIO)
+		xo_engine_account(eng, len, ret);
 	return ret;
 }
 
@@ -112,14 +132,6 @@ void xo_engine_complete(struct xo_job *job, int err)
 
 	xo_stats_add(eng->stats, XO_STAT_IN_FLIGHT, -1);
 	xo_stats_add(xo_total_stats, XO_STAT_IN_FLIGHT, -1);
-	if (err) {
-		xo_stats_add(eng->stats, XO_STAT_ERRORS, 1);
-		xo_stats_add(xo_total_stats, XO_STAT_ERRORS, 1);
-	} else {
-		xo_stats_add(eng->stats, XO_STAT_REQUESTS, 1);
-		xo_stats_add(eng->stats, XO_STAT_BYTES, job->len);
-		xo_stats_add(xo_total_stats, XO_STAT_REQUESTS, 1);
-		xo_stats_add(xo_total_stats, XO_STAT_BYTES, job->len);
-	}
+	xo_engine_account(eng, job->len, err);
 	job->done(job, err);
 }

@@ -40,7 +40,7 @@ struct xo_job {
 	struct scatterlist *dst;
 	unsigned int len;
 	bool encrypt;
-	u8 iv[XTS_BLOCK_SIZE];
+	const u8 *iv;			/* XTS_BLOCK_SIZE bytes; copy it */
 	/*
 	 * Called once per submitted job, in any context up to hard IRQ.
 	 * On error the engine guarantees dst was not written, so the
@@ -57,9 +57,12 @@ struct xo_engine_ops {
 	void (*session_destroy)(struct xo_engine *eng, u64 session);
 	/*
 	 * Any context, called under rcu_read_lock(); must not sleep or
-	 * allocate. Returns 0 when queued,
-	 * -ENOSPC when the queue is full, another error when the engine is
-	 * gone or broken; job->done is called only after 0.
+	 * allocate. Returns
+	 *   -EINPROGRESS  queued: job->done will be called, possibly before
+	 *                 submit returns;
+	 *   0             done already, successfully (job->done not called);
+	 *   -EIO          done already, failed; dst untouched;
+	 *   -ENOSPC       queue full;  -ENODEV  engine gone or broken.
 	 */
 	int (*submit)(struct xo_engine *eng, struct xo_job *job);
 	/* Last reference dropped: free the engine. */

@@ -28,11 +28,17 @@
 #define XOV_CTRL_TIMEOUT	(5 * HZ)
 #define XOV_MAX_DATAQ		(XO_MAX_VQS - 1)
 
-/* Per-request descriptors, carved out of xo_job.priv. */
+/*
+ * Per-request descriptors, carved out of xo_job.priv. The request header
+ * and the IV are contiguous so they take one descriptor: VIRTIO 1.x devices
+ * may not assume any descriptor layout.
+ */
 struct xov_job {
-	struct virtio_crypto_op_data_req hdr;
-	struct scatterlist hdr_sg;
-	struct scatterlist iv_sg;
+	struct {
+		struct virtio_crypto_op_data_req hdr;
+		u8 iv[XTS_BLOCK_SIZE];
+	} __packed out;
+	struct scatterlist out_sg;
 	struct scatterlist status_sg;
 	u8 status;
 };
@@ -171,59 +177,6 @@ static void xov_session_destroy(struct xo_engine *eng, u64 session)
 	mutex_unlock(&xd->ctrl_lock);
 }
 
-static int xov_submit(struct xo_engine *eng, struct xo_job *job)
-{
-	struct xov_dev *xd = to_xov(eng);
-	struct xov_job *vj = (struct xov_job *)job->priv;
-	struct virtio_crypto_cipher_para *para;
-	struct scatterlist *sgs[5];
-	struct xov_dataq *dq;
-	unsigned long flags;
-	bool notify;
-	int ret;
-
-	memset(&vj->hdr, 0, sizeof(vj->hdr));
-	vj->hdr.header.opcode = cpu_to_le32(job->encrypt ?
-					    VIRTIO_CRYPTO_CIPHER_ENCRYPT :
-					    VIRTIO_CRYPTO_CIPHER_DECRYPT);
-	vj->hdr.header.algo = cpu_to_le32(VIRTIO_CRYPTO_CIPHER_AES_XTS);
-	vj->hdr.header.session_id = cpu_to_le64(job->session);
-	vj->hdr.u.sym_req.op_type = cpu_to_le32(VIRTIO_CRYPTO_SYM_OP_CIPHER);
-	para = &vj->hdr.u.sym_req.u.cipher.para;
-	para->iv_len = cpu_to_le32(XTS_BLOCK_SIZE);
-	para->src_data_len = cpu_to_le32(job->len);
-	para->dst_data_len = cpu_to_le32(job->len);
-	vj->status = VIRTIO_CRYPTO_ERR;
-
-	sg_init_one(&vj->hdr_sg, &vj->hdr, sizeof(vj->hdr));
-	sg_init_one(&vj->iv_sg, job->iv, XTS_BLOCK_SIZE);
-	sg_init_one(&vj->status_sg, &vj->status, sizeof(vj->status));
-	sgs[0] = &vj->hdr_sg;
-	sgs[1] = &vj->iv_sg;
-	sgs[2] = job->src;
-	sgs[3] = job->dst;
-	sgs[4] = &vj->status_sg;	/* the device writes status after dst */
-
-	dq = &xd->dataq[raw_smp_processor_id() % xd->nr_dataq];
-	spin_lock_irqsave(&dq->lock, flags);
-	if (READ_ONCE(eng->dead)) {
-		ret = -ENODEV;
-		goto unlock;
-	}
-	ret = virtqueue_add_sgs(dq->vq, sgs, 3, 2, job, GFP_ATOMIC);
-	if (ret)
-		goto unlock;
-	notify = virtqueue_kick_prepare(dq->vq);
-	spin_unlock_irqrestore(&dq->lock, flags);
-	if (notify)
-		virtqueue_notify(dq->vq);
-	return 0;
-
-unlock:
-	spin_unlock_irqrestore(&dq->lock, flags);
-	return ret;
-}
-
 static int xov_job_status(struct xo_job *job)
 {
 	struct xov_job *vj = (struct xov_job *)job->priv;
@@ -241,11 +194,13 @@ static void xov_complete_list(struct list_head *done)
 	}
 }
 
-/* Interrupt: collect what the device finished, complete outside the lock. */
-static void xov_dataq_cb(struct virtqueue *vq)
+/*
+ * Collect what the device finished and complete it outside the lock; except
+ * @mine, whose status is returned to the submitter (-EINPROGRESS: not done).
+ */
+static int xov_reap(struct xov_dataq *dq, struct xo_job *mine)
 {
-	struct xov_dev *xd = vq->vdev->priv;
-	struct xov_dataq *dq = &xd->dataq[vq->index];
+	int mine_status = -EINPROGRESS;
 	struct xo_job *job;
 	unsigned long flags;
 	unsigned int len;
@@ -253,13 +208,88 @@ static void xov_dataq_cb(struct virtqueue *vq)
 
 	spin_lock_irqsave(&dq->lock, flags);
 	do {
-		virtqueue_disable_cb(vq);
-		while ((job = virtqueue_get_buf(vq, &len)))
-			list_add_tail(&job->node, &done);
-	} while (!virtqueue_enable_cb(vq));
+		virtqueue_disable_cb(dq->vq);
+		while ((job = virtqueue_get_buf(dq->vq, &len))) {
+			if (job == mine)
+				mine_status = xov_job_status(job);
+			else
+				list_add_tail(&job->node, &done);
+		}
+	} while (!virtqueue_enable_cb(dq->vq));
 	spin_unlock_irqrestore(&dq->lock, flags);
 
 	xov_complete_list(&done);
+	return mine_status;
+}
+
+static void xov_dataq_cb(struct virtqueue *vq)
+{
+	struct xov_dev *xd = vq->vdev->priv;
+
+	xov_reap(&xd->dataq[vq->index], NULL);
+}
+
+static int xov_submit(struct xo_engine *eng, struct xo_job *job)
+{
+	struct xov_dev *xd = to_xov(eng);
+	struct xov_job *vj = (struct xov_job *)job->priv;
+	struct virtio_crypto_cipher_para *para;
+	struct scatterlist *sgs[4];
+	struct xov_dataq *dq;
+	unsigned long flags;
+	bool notify;
+	int ret;
+
+	memset(&vj->out.hdr, 0, sizeof(vj->out.hdr));
+	vj->out.hdr.header.opcode = cpu_to_le32(job->encrypt ?
+						VIRTIO_CRYPTO_CIPHER_ENCRYPT :
+						VIRTIO_CRYPTO_CIPHER_DECRYPT);
+	vj->out.hdr.header.algo = cpu_to_le32(VIRTIO_CRYPTO_CIPHER_AES_XTS);
+	vj->out.hdr.header.session_id = cpu_to_le64(job->session);
+	vj->out.hdr.u.sym_req.op_type = cpu_to_le32(VIRTIO_CRYPTO_SYM_OP_CIPHER);
+	para = &vj->out.hdr.u.sym_req.u.cipher.para;
+	para->iv_len = cpu_to_le32(XTS_BLOCK_SIZE);
+	para->src_data_len = cpu_to_le32(job->len);
+	para->dst_data_len = cpu_to_le32(job->len);
+	memcpy(vj->out.iv, job->iv, XTS_BLOCK_SIZE);
+	vj->status = VIRTIO_CRYPTO_ERR;
+
+	sg_init_one(&vj->out_sg, &vj->out, sizeof(vj->out));
+	sg_init_one(&vj->status_sg, &vj->status, sizeof(vj->status));
+	sgs[0] = &vj->out_sg;
+	sgs[1] = job->src;
+	sgs[2] = job->dst;
+	sgs[3] = &vj->status_sg;	/* the device writes status after dst */
+
+	dq = &xd->dataq[raw_smp_processor_id() % xd->nr_dataq];
+	spin_lock_irqsave(&dq->lock, flags);
+	if (READ_ONCE(eng->dead)) {
+		ret = -ENODEV;
+		goto unlock;
+	}
+	ret = virtqueue_add_sgs(dq->vq, sgs, 2, 2, job, GFP_ATOMIC);
+	if (ret) {
+		/* -ENOSPC: ring full; -EIO: ring broken, i.e. device gone. */
+		if (ret != -ENOSPC)
+			ret = -ENODEV;
+		goto unlock;
+	}
+	/*
+	 * A device that is done by the time the notify returns (emulated
+	 * synchronously, or simply fast) is answered here: no interrupt and
+	 * no asynchronous completion for this request. A slower device
+	 * interrupts once callbacks are re-enabled.
+	 */
+	virtqueue_disable_cb(dq->vq);
+	notify = virtqueue_kick_prepare(dq->vq);
+	spin_unlock_irqrestore(&dq->lock, flags);
+	if (notify)
+		virtqueue_notify(dq->vq);
+	return xov_reap(dq, job);
+
+unlock:
+	spin_unlock_irqrestore(&dq->lock, flags);
+	return ret;
 }
 
 /*

@@ -256,61 +256,96 @@ static void xo_maybe_rebind(struct xo_tfm_ctx *ctx)
 		queue_work(xo_wq, &ctx->rebind);
 }
 
-static void xo_count_fallback(struct xo_engine *eng, enum xo_stat why)
+/*
+ * The engine path. Returns the request's result, or -EAGAIN with *why set
+ * when the fallback must compute it.
+ */
+static noinline int xo_offload(struct skcipher_request *req,
+			       struct xo_tfm_ctx *ctx, bool encrypt,
+			       enum xo_stat *why)
 {
-	if (eng)
-		xo_stats_add(eng->stats, why, 1);
-	xo_stats_add(xo_total_stats, why, 1);
+	struct xo_req_ctx *rctx = skcipher_request_ctx(req);
+	struct xo_job *job = &rctx->job;
+	unsigned int len = req->cryptlen;
+	struct xo_binding *b;
+	struct xo_engine *eng;
+	int ret = -EAGAIN;
+
+	rcu_read_lock();
+	b = rcu_dereference(ctx->binding);
+	if (!b || READ_ONCE(b->engine->dead)) {
+		*why = XO_STAT_FB_NOENGINE;
+		xo_maybe_rebind(ctx);
+		goto out;
+	}
+	eng = b->engine;
+	if (len > eng->max_len) {
+		*why = XO_STAT_FB_LENGTH;
+		goto out;
+	}
+	job->src = xo_map_sg(req->src, rctx->src, len);
+	job->dst = req->dst == req->src ? job->src :
+		   xo_map_sg(req->dst, rctx->dst, len);
+	if (!job->src || !job->dst) {
+		*why = XO_STAT_FB_LAYOUT;
+		goto out;
+	}
+	rctx->req = req;
+	job->session = encrypt ? b->enc : b->dec;
+	job->len = len;
+	job->encrypt = encrypt;
+	job->done = xo_job_done;
+	job->iv = req->iv;
+
+	ret = xo_engine_submit(eng, job);
+	switch (ret) {
+	case 0:
+	case -EINPROGRESS:
+		break;
+	case -EIO:
+		/* The engine failed it at once: recompute right here. */
+		*why = XO_STAT_FB_ERROR;
+		xo_stats_add(eng->stats, XO_STAT_FB_ERROR, 1);
+		ret = -EAGAIN;
+		break;
+	case -ENOSPC:
+		*why = XO_STAT_FB_BUSY;
+		xo_stats_add(eng->stats, XO_STAT_FB_BUSY, 1);
+		ret = -EAGAIN;
+		break;
+	default:
+		*why = XO_STAT_FB_NOENGINE;
+		ret = -EAGAIN;
+		break;
+	}
+out:
+	rcu_read_unlock();
+	return ret;
 }
 
 static int xo_crypt(struct skcipher_request *req, bool encrypt)
 {
 	struct xo_tfm_ctx *ctx = crypto_skcipher_ctx(crypto_skcipher_reqtfm(req));
-	struct xo_req_ctx *rctx = skcipher_request_ctx(req);
-	struct xo_job *job = &rctx->job;
 	unsigned int len = req->cryptlen;
-	struct xo_engine *eng = NULL;
-	struct xo_binding *b;
 	enum xo_stat why;
 	int ret;
 
-	rcu_read_lock();
-	b = rcu_dereference(ctx->binding);
-	if (b)
-		eng = b->engine;
-
-	if (!ctx->keylen) {
+	if (unlikely(!ctx->keylen)) {
 		why = XO_STAT_FB_KEYSIZE;
 	} else if (len < READ_ONCE(threshold)) {
 		why = XO_STAT_FB_SMALL;
-	} else if (!b || READ_ONCE(eng->dead)) {
-		why = XO_STAT_FB_NOENGINE;
-		xo_maybe_rebind(ctx);
-	} else if (!len || len % XTS_BLOCK_SIZE || len > eng->max_len) {
+	} else if (len < XTS_BLOCK_SIZE || len % XTS_BLOCK_SIZE) {
 		why = XO_STAT_FB_LENGTH;
+	} else if (!rcu_access_pointer(ctx->binding) &&
+		   READ_ONCE(ctx->bound_gen) == xo_engine_generation()) {
+		/* No engine took this key, and none came or went since. */
+		why = XO_STAT_FB_NOENGINE;
 	} else {
-		job->src = xo_map_sg(req->src, rctx->src, len);
-		job->dst = req->dst == req->src ? job->src :
-			   xo_map_sg(req->dst, rctx->dst, len);
-		why = XO_STAT_FB_LAYOUT;
-		if (job->src && job->dst) {
-			rctx->req = req;
-			job->session = encrypt ? b->enc : b->dec;
-			job->len = len;
-			job->encrypt = encrypt;
-			job->done = xo_job_done;
-			memcpy(job->iv, req->iv, XTS_BLOCK_SIZE);
-			ret = xo_engine_submit(eng, job);
-			if (!ret) {
-				rcu_read_unlock();
-				return -EINPROGRESS;
-			}
-			why = ret == -ENOSPC ? XO_STAT_FB_BUSY :
-					       XO_STAT_FB_NOENGINE;
-		}
+		ret = xo_offload(req, ctx, encrypt, &why);
+		if (ret != -EAGAIN)
+			return ret;
 	}
-	xo_count_fallback(eng, why);
-	rcu_read_unlock();
+	xo_stats_add(xo_total_stats, why, 1);
 	return xo_fallback(req, encrypt);
 }
 
