@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "opalctl-dev.h"
+#include "opalctl-kernel.h"
 #include "sedsim.h"
 
 static bool is_sedsim_dir(const char *path)
@@ -80,9 +81,20 @@ int opalctl_dev_open(const char *path, const char *transport, unsigned int timeo
 				snprintf(why, whylen, "%s", strerror(errno));
 				rc = OPAL_ERR_TRANSPORT;
 			} else {
+				int probe = kopal_probe(dev->kernel_fd);
+
 				dev->transport = "ioctl";
 				/* Protocol access too, for the serial number and discovery. */
 				open_raw(path, nvme, dev, why, whylen);
+				/*
+				 * auto: without a sed-opal context for the disk in the
+				 * kernel (ENOTSUPP), speak the protocol ourselves.
+				 */
+				if (!ioctl_only && (probe == -524 || probe == -EOPNOTSUPP) && dev->opal) {
+					close(dev->kernel_fd);
+					dev->kernel_fd = -1;
+					dev->transport = opal_dev_transport(dev->opal);
+				}
 			}
 		} else {
 			rc = open_raw(path, nvme, dev, why, whylen);

@@ -11,6 +11,7 @@ static int kmap(int rc)
 	if (rc >= 0)
 		return rc;
 	switch (-rc) {
+	case 524:	/* ENOTSUPP: the disk has no sed-opal context in the kernel */
 	case ENOTTY:
 	case EOPNOTSUPP:
 	case ENODEV:

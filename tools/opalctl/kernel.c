@@ -12,6 +12,14 @@
 
 #include "opalctl-kernel.h"
 
+#ifndef IOC_OPAL_GET_STATUS
+#define IOC_OPAL_GET_STATUS _IOR('p', 236, struct opal_status)
+struct opal_status {
+	__u32 flags;
+	__u32 reserved;
+};
+#endif
+
 #ifndef IOC_OPAL_DISCOVERY
 #define IOC_OPAL_DISCOVERY _IOW('p', 239, struct opal_discovery)
 struct opal_discovery {
@@ -159,4 +167,12 @@ int kopal_discovery(int fd, void *buf, size_t len)
 	struct opal_discovery d = { .data = (__u64)(unsigned long)buf, .size = len };
 
 	return kret(ioctl(fd, IOC_OPAL_DISCOVERY, &d));
+}
+
+int kopal_probe(int fd)
+{
+	struct opal_status st;
+
+	memset(&st, 0, sizeof(st));
+	return kret(ioctl(fd, IOC_OPAL_GET_STATUS, &st));
 }

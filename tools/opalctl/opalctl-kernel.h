@@ -23,6 +23,8 @@ int kopal_revert(int fd, const uint8_t *key, size_t len, bool psid);
 int kopal_secure_erase(int fd, const uint8_t *key, size_t len, unsigned range);
 int kopal_mbr_enable(int fd, const uint8_t *key, size_t len, bool enable);
 int kopal_mbr_done(int fd, const uint8_t *key, size_t len, bool done);
+/* 0 when the kernel has a sed-opal context for the disk, else -errno. */
+int kopal_probe(int fd);
 /* Level 0 Discovery into buf (kernels >= 6.5); returns bytes or -errno. */
 int kopal_discovery(int fd, void *buf, size_t len);
 

@@ -103,7 +103,7 @@ static const char *hint_for(int rc)
 	case OPAL_ERR_TIMEOUT: return "check the drive and its connection, then retry";
 	case OPAL_ERR_PROTOCOL: return "the drive's firmware answered out of spec; try --transport";
 	case OPAL_ERR_NOT_OPAL: return "this drive cannot be managed by opalctl";
-	case OPAL_ERR_UNSUPPORTED: return "try another --transport";
+	case OPAL_ERR_UNSUPPORTED: return "the kernel has no sed-opal for this disk or the drive lacks the feature: try --transport nvme or scsi";
 	case OPAL_ST_SP_DISABLED:
 	case OPAL_ST_INVALID_PARAMETER: return "run `opalctl status` to check the drive's state";
 	default: return "run `opalctl status` and check the drive";
@@ -123,7 +123,7 @@ static int fail_opal(struct ctx *c, const char *what, int rc, const opal_uid *sp
 			snprintf(tries, sizeof(tries), " (%" PRIu64 " of %" PRIu64 " tries left)",
 				 left < limit ? limit - left : 0, limit);
 	}
-	if (rc == OPAL_ERR_TRANSPORT && c->dev->opal)
+	if (rc == OPAL_ERR_TRANSPORT && c->dev->opal && opal_dev_errno(c->dev->opal))
 		return fail(c, exit_for(rc), "%s: %s: %s: %s", what, opal_strerror(rc),
 			    strerror(opal_dev_errno(c->dev->opal)), hint_for(rc));
 	return fail(c, exit_for(rc), "%s: %s%s: %s", what, opal_strerror(rc), tries, hint_for(rc));

@@ -191,12 +191,18 @@ int sedsim_serve_tcmu(const char *dir, const char *name, unsigned int wait_s)
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		uint32_t irq;
 
-		rc = poll(&p, 1, 1000);
+		/*
+		 * Commands queued before we opened the device raised their
+		 * event already: look at the ring at start and on every
+		 * timeout, not only on events.
+		 */
+		rc = poll(&p, 1, 200);
 		if (rc < 0 && errno != EINTR)
 			break;
-		if (rc <= 0)
+		if (rc > 0 && read(fd, &irq, sizeof(irq)) != sizeof(irq))
 			continue;
-		if (read(fd, &irq, sizeof(irq)) != sizeof(irq))
+		if (__atomic_load_n(&mb->cmd_tail, __ATOMIC_ACQUIRE) ==
+		    __atomic_load_n(&mb->cmd_head, __ATOMIC_ACQUIRE))
 			continue;
 		for (;;) {
 			uint32_t tail = __atomic_load_n(&mb->cmd_tail, __ATOMIC_ACQUIRE);
