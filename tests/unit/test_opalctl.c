@@ -419,7 +419,73 @@ static void test_keyfile_errors(void **state)
 	assert_null(strstr(f->err, "hunter2"));
 }
 
-int main(void)
+static const char *man_page;
+
+/* Every long option of the man page is in --help, and the other way round. */
+static void test_help_matches_man(void **state)
+{
+	struct fx *f = *state;
+	char man[32768], opt[64];
+	FILE *m = fopen(man_page, "r");
+	size_t n, checked = 0;
+
+	assert_non_null(m);
+	n = fread(man, 1, sizeof(man) - 1, m);
+	fclose(m);
+	man[n] = 0;
+	assert_int_equal(run(f, NULL, "--help", NULL), EXIT_OK);
+	for (const char *p = man; (p = strstr(p, "*--")); p += 3) {
+		size_t k = strcspn(p + 1, "* ");
+
+		if (k >= sizeof(opt))
+			continue;
+		memcpy(opt, p + 1, k);
+		opt[k] = 0;
+		if (!strstr(f->out, opt))
+			fail_msg("man page option %s missing from --help", opt);
+		checked++;
+	}
+	for (const char *p = f->out; (p = strstr(p, " --")); p += 3) {
+		size_t k = strcspn(p + 1, " ,=\n");
+
+		memcpy(opt, p + 1, k < sizeof(opt) - 1 ? k : sizeof(opt) - 1);
+		opt[k < sizeof(opt) - 1 ? k : sizeof(opt) - 1] = 0;
+		if (!strstr(man, opt))
+			fail_msg("--help option %s missing from the man page", opt);
+	}
+	assert_true(checked > 20);
+}
+
+static void test_more_options(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(run(f, NULL, "keygen", f->key, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--global",
+			     "--transport", "sedsim", "--timeout", "5000", NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "status", f->drive, "--timeout", "0", NULL), EXIT_USAGE);
+	/* User1 is not enabled: authentication fails. */
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, "--user", "1", NULL), EXIT_AUTH);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, "--user", "10", NULL), EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "keygen", f->key2, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "change-key", f->drive, "-k", f->key, "--new-keyfile", f->key2,
+			     "--who", "admin1", NULL), EXIT_OK);
+	/* Admin1 changed, SID not: revert still takes the old key. */
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key2, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "change-key", f->drive, "-k", f->key, "--new-keyfile", f->key2,
+			     "--who", "nobody", NULL), EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "revert", f->drive, "-k", f->key, "--yes-destroy-data", NULL),
+			 EXIT_OK);
+	assert_int_equal(run(f, NULL, "--json", "scan", NULL), EXIT_OK);
+	{
+		json_object *j = json_out(f), *v;
+
+		assert_true(json_object_object_get_ex(j, "devices", &v));
+		json_object_put(j);
+	}
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_usage, setup, teardown),
@@ -432,7 +498,15 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_revert_psid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sedutil_hash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keyfile_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_help_matches_man, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_more_options, setup, teardown),
 	};
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_opalctl opalctl.8.scd\n");
+		return 1;
+	}
+	man_page = argv[1];
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
