@@ -219,7 +219,12 @@ def qemu_command(args, kernel, initrd, sock, disks):
 	       '-object', 'cryptodev-backend-builtin,id=c0',
 	       '-device', 'virtio-crypto-pci,cryptodev=c0']
 	if args.icount:
-		cmd += ['-icount', 'shift=0,sleep=off']
+		# Guest time = instruction count. The device's notify is handled
+		# in the vCPU thread (no ioeventfd), so when requests complete,
+		# relative to the guest's instructions, does not depend on host
+		# thread scheduling: runs repeat exactly.
+		cmd += ['-icount', 'shift=0,sleep=off',
+			'-global', 'virtio-crypto-pci.ioeventfd=off']
 	for i, (name, image) in enumerate(disks):
 		cmd += ['-drive', f'file={image},if=none,id=d{i},format=raw,cache=unsafe',
 			'-device', f'virtio-blk-pci,drive=d{i},serial={name}']
@@ -423,7 +428,7 @@ def main():
 	p.add_argument('--host-tool', action='append', default=[],
 		       help='NAME=PATH: host program a post-check may run')
 	p.add_argument('--icount', action='store_true',
-		       help='deterministic guest time (-icount shift=0,sleep=off)')
+		       help='deterministic guest time (-icount shift=0,sleep=off, device notify in the vCPU thread)')
 	p.add_argument('--mem', default='2G')
 	p.add_argument('--smp', type=int, default=1)
 	p.add_argument('--timeout', type=int, default=900,
