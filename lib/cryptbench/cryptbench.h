@@ -32,6 +32,11 @@ enum cb_exit {
 #define CB_MAX_SIZES	16
 #define CB_MAX_DRIVERS	16
 #define CB_MAX_REQUEST	(64u << 20)
+/*
+ * libkcapi sends all requests of one AIO call before it reads any: they
+ * must fit the AF_ALG socket buffer and the splice pipe (64 KiB).
+ */
+#define CB_MAX_AIO_BYTES	(64u << 10)
 
 /* One error: a single line "what failed: what to do" and its exit code. */
 struct cb_error {
@@ -259,6 +264,9 @@ struct cb_sample {
 	bool has_engine;
 	uint64_t engine_bytes;
 };
+
+/* Keep libkcapi from printing its own error lines. */
+void cb_quiet_backends(void);
 
 /* Check that AF_ALG sockets can be created; 0 or -1 with err set. */
 int cb_afalg_check(struct cb_error *err);

@@ -67,7 +67,7 @@ static void write_ext_header(FILE *out, int width, bool spread, bool cs)
 static void write_ext_row(FILE *out, int width, const struct cb_result *r,
 			  bool spread, bool cs)
 {
-	char req[24], cpu[32], eng[16];
+	char req[24], cpu[48], eng[16];
 
 	cb_format_size(r->request_size, req, sizeof(req));
 	if (!r->available) {
@@ -83,7 +83,7 @@ static void write_ext_row(FILE *out, int width, const struct cb_result *r,
 		return;
 	}
 	if (r->cpu_enc >= 0 && r->cpu_dec >= 0)
-		snprintf(cpu, sizeof(cpu), "%6.2f/%-6.2f", r->cpu_enc, r->cpu_dec);
+		snprintf(cpu, sizeof(cpu), "%.2f/%.2f", r->cpu_enc, r->cpu_dec);
 	else
 		snprintf(cpu, sizeof(cpu), "-");
 	if (r->has_engine)
@@ -94,16 +94,24 @@ static void write_ext_row(FILE *out, int width, const struct cb_result *r,
 		width, r->cipher, r->key_bits, r->enc.median, r->dec.median,
 		req, r->threads, r->queue_depth,
 		r->zero_copy ? "vmsplice" : "sendmsg", cpu, eng);
-	if (spread)
-		fprintf(out, "  %5.1f/%4.1f%%", cb_stat_spread_pct(&r->enc),
-			cb_stat_spread_pct(&r->dec));
+	/* Compound columns carry no inner blanks: one field per column. */
+	if (spread) {
+		char sp[32];
+
+		snprintf(sp, sizeof(sp), "%.1f/%.1f%%", cb_stat_spread_pct(&r->enc),
+			 cb_stat_spread_pct(&r->dec));
+		fprintf(out, "  %11s", sp);
+	}
 	if (cs) {
-		if (r->has_cryptsetup)
-			fprintf(out, "  %10.1f/%-9.1f  %6.2f/%-5.2f", r->cs_enc,
-				r->cs_dec, cb_ratio(r->enc.median, r->cs_enc),
-				cb_ratio(r->dec.median, r->cs_dec));
-		else
-			fprintf(out, "  %20s  %12s", "-", "-");
+		char mibs[48] = "-", ratio[32] = "-";
+
+		if (r->has_cryptsetup) {
+			snprintf(mibs, sizeof(mibs), "%.1f/%.1f", r->cs_enc, r->cs_dec);
+			snprintf(ratio, sizeof(ratio), "%.2f/%.2f",
+				 cb_ratio(r->enc.median, r->cs_enc),
+				 cb_ratio(r->dec.median, r->cs_dec));
+		}
+		fprintf(out, "  %20s  %12s", mibs, ratio);
 	}
 	fprintf(out, "  %s%s\n", r->is_default ? "*" : "", r->driver);
 }

@@ -443,6 +443,19 @@ int cb_options_parse(int argc, char *const argv[], struct cb_options *o,
 		o->request_sizes[0] = 1u << 20;
 		o->n_request_sizes = 1;
 	}
+	if (o->queue_depth > 1) {
+		size_t i;
+
+		for (i = 0; i < o->n_request_sizes; i++) {
+			if (o->request_sizes[i] * o->queue_depth <= CB_MAX_AIO_BYTES)
+				continue;
+			cb_error_set(err, CB_EXIT_USAGE,
+				     "--queue-depth %u with %zu-byte requests exceeds %u KiB in flight per thread (AF_ALG socket buffer): lower --queue-depth or --request-size, or add --threads",
+				     o->queue_depth, o->request_sizes[i],
+				     CB_MAX_AIO_BYTES >> 10);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -463,7 +476,7 @@ void cb_usage(FILE *out, const char *prog)
 		"                            (default 1M)\n"
 		"  -t, --threads N           parallel submitters, one AF_ALG socket each\n"
 		"  -q, --queue-depth N       requests in flight per thread (libkcapi AIO,\n"
-		"                            at most %d); 1 = synchronous\n"
+		"                            at most %d and %u KiB); 1 = synchronous\n"
 		"      --time SECONDS        measuring time per direction and sample (1)\n"
 		"  -n, --repeat N            samples; median and spread are printed\n"
 		"      --compare-cryptsetup  also run libcryptsetup's crypt_benchmark and\n"
@@ -480,5 +493,5 @@ void cb_usage(FILE *out, const char *prog)
 		"counters. Exit status: 0 ok, 1 usage, 2 unknown cipher/driver or\n"
 		"invalid key size, 3 AF_ALG not available, 4 permission denied,\n"
 		"5 runtime failure. See cryptbench(8).\n",
-		prog, CB_MAX_QDEPTH);
+		prog, CB_MAX_QDEPTH, CB_MAX_AIO_BYTES >> 10);
 }

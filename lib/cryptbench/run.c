@@ -314,6 +314,8 @@ enum cb_exit cb_run(const struct cb_options *o, struct cb_report *rep,
 		    const struct cb_run_hooks *hooks, struct cb_error *err)
 {
 	memset(rep, 0, sizeof(*rep));
+	/* Errors are reported once, by us, in one line. */
+	cb_quiet_backends();
 	rep->repeat = o->repeat;
 	rep->seconds = o->seconds;
 	if (!o->cipher)

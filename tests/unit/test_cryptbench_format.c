@@ -171,9 +171,12 @@ static void test_extended_table(void **state)
 	assert_non_null(strstr(line3, "     4096"));
 	assert_non_null(strstr(line3, "vmsplice"));
 	assert_non_null(strstr(line3, "  1.25/2.50  "));
+	/* every compound column is one blank-free field */
+	assert_null(strstr(line3, "/ "));
+	assert_null(strstr(line3, " /"));
 	assert_non_null(strstr(line3, " 75.0%"));
 	/* spread (210 - 190) / 200 = 10 %, 0 % */
-	assert_non_null(strstr(line3, " 10.0/ 0.0%"));
+	assert_non_null(strstr(line3, " 10.0/0.0%"));
 	/* cryptsetup figures and the ratio 200 / 181.8 = 1.10, 220 / 200 = 1.10 */
 	assert_non_null(strstr(line3, "181.8/200.0"));
 	assert_non_null(strstr(line3, "1.10/1.10"));

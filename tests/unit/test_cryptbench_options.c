@@ -43,7 +43,7 @@ static void test_full_command(void **state)
 	(void)state;
 	assert_int_equal(PARSE(&o, &e, "--cipher", "aes-xts", "--key", "512",
 			       "--all-drivers", "--request-size", "512,4096,64K,1M",
-			       "--threads", "2", "--queue-depth", "8", "--time", "0.5",
+			       "--threads", "2", "--time", "0.5",
 			       "--repeat", "3", "--compare-cryptsetup", "--copy",
 			       "--json"), 0);
 	assert_string_equal(o.cipher, "aes-xts");
@@ -55,7 +55,7 @@ static void test_full_command(void **state)
 	assert_int_equal(o.request_sizes[2], 65536);
 	assert_int_equal(o.request_sizes[3], 1048576);
 	assert_int_equal(o.threads, 2);
-	assert_int_equal(o.queue_depth, 8);
+	assert_int_equal(o.queue_depth, 1);
 	assert_true(o.seconds == 0.5);
 	assert_int_equal(o.repeat, 3);
 	assert_true(o.compare_cryptsetup);
@@ -124,6 +124,12 @@ static void test_usage_errors(void **state)
 	expect_error(PARSE(&o, &e, "-c", "aes-xts", "-t", "0"), &e, CB_EXIT_USAGE, "--threads");
 	expect_error(PARSE(&o, &e, "-c", "aes-xts", "-q", "65"), &e, CB_EXIT_USAGE, "--queue-depth");
 	expect_error(PARSE(&o, &e, "-c", "aes-xts", "-n", "0"), &e, CB_EXIT_USAGE, "--repeat");
+	/* AIO: all requests of one call must fit the socket buffer */
+	expect_error(PARSE(&o, &e, "-c", "aes-xts", "-q", "2"), &e, CB_EXIT_USAGE, "--queue-depth");
+	expect_error(PARSE(&o, &e, "-c", "aes-xts", "-q", "17", "-r", "4096"), &e,
+		     CB_EXIT_USAGE, "64 KiB");
+	assert_int_equal(PARSE(&o, &e, "-c", "aes-xts", "-q", "16", "-r", "512,4096"), 0);
+	assert_int_equal(PARSE(&o, &e, "-c", "aes-xts", "-q", "64", "-r", "512"), 0);
 	expect_error(PARSE(&o, &e, "-c", "aes-xts", "--time", "0"), &e, CB_EXIT_USAGE, "--time");
 	expect_error(PARSE(&o, &e, "-c", "aes-xts", "--time", "abc"), &e, CB_EXIT_USAGE, "--time");
 	expect_error(PARSE(&o, &e, "-c", "aes-xts", "-r", "512,,4096"), &e,

@@ -1,0 +1,168 @@
+#!/bin/sh
+# cryptbench in the guest: against xts-aes-offload and the kernel's aesni
+# driver in the same boot; --compare-cryptsetup ratio; engine share; JSON
+# carries the table's figures; exit codes of bad input.
+# The [0.8, 1.25] bound of the cryptsetup ratio holds in the deterministic
+# mode (run-guest.py --icount --append fdekit.icount): both tools run the
+# same kernel code, so they must agree. Under plain TCG guest time follows
+# the host's load, and only a loose bound is checked (named as such).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/xts-lib.sh"
+plan 30
+
+T=/tmp/cryptbench
+mkdir -p "$T"
+if grep -q 'fdekit.icount' /proc/cmdline; then
+	deterministic=1
+	lo=0.8 hi=1.25
+	diag "deterministic mode (icount): ratio bound [$lo, $hi]"
+else
+	deterministic=0
+	lo=0.5 hi=2.0
+	diag "wall-clock mode (plain TCG): loose ratio bound [$lo, $hi]"
+fi
+
+# in_range VALUE LO HI: LO <= VALUE <= HI (decimals).
+in_range() {
+	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "" && v + 0 >= lo && v + 0 <= hi) }'
+}
+
+# csv_field FILE DRIVER REQUEST COLUMN: a field of cryptbench's CSV row.
+csv_field() {
+	awk -F, -v drv="$2" -v req="$3" -v col="$4" '
+		NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; next }
+		$3 == drv && $6 == req { print $idx[col]; exit }
+	' "$1"
+}
+
+# expect_exit DESCRIPTION CODE CMD...: CMD exits with CODE and prints one
+# error line on stderr.
+expect_exit() {
+	_d=$1 _want=$2
+	shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	_got=$?
+	if [ "$_got" -eq "$_want" ] && [ "$(wc -l <"$T/err")" -eq 1 ]; then
+		ok "$_d (exit $_got: $(cat "$T/err"))"
+	else
+		not_ok "$_d"
+		diag "expected exit $_want and one error line, got exit $_got:"
+		sed 's/^/#   /' "$T/err"
+	fi
+}
+
+check "prerequisite modules load (aesni_intel, xts, algif_skcipher, crypto_user)" xo_prereqs
+aesni=$(awk '/^name/ { n = $3 } /^driver/ { d = $3 } /^priority/ && n == "xts(aes)" && d ~ /aesni/ {
+	if ($3 > max) { max = $3; drv = d } } END { print drv }' /proc/crypto)
+[ -n "$aesni" ] || aesni=xts-aes-aesni
+diag "aesni driver: $aesni"
+
+# 1. Before the module: the aesni driver is the default, cryptsetup measures it.
+cryptbench --cipher aes-xts --key 256 --compare-cryptsetup --time 1 --csv \
+	>"$T/cmp-aesni.csv" 2>"$T/cmp-aesni.err"
+result "cryptbench --compare-cryptsetup runs ($aesni default)" $?
+cat "$T/cmp-aesni.csv" >&2
+expect_eq "the measured default is $aesni, as cryptsetup's" "$aesni" \
+	"$(csv_field "$T/cmp-aesni.csv" "$aesni" 1048576 cryptsetup_driver)"
+r_enc=$(csv_field "$T/cmp-aesni.csv" "$aesni" 1048576 ratio_enc)
+r_dec=$(csv_field "$T/cmp-aesni.csv" "$aesni" 1048576 ratio_dec)
+diag "$aesni 1M: cryptbench/cryptsetup ratio enc $r_enc dec $r_dec"
+in_range "$r_enc" $lo $hi && in_range "$r_dec" $lo $hi
+result "$aesni: cryptbench/cryptsetup ratio within [$lo, $hi] (enc $r_enc, dec $r_dec)" $?
+expect_eq "no offload counters before the module loads: engine share empty" "" \
+	"$(csv_field "$T/cmp-aesni.csv" "$aesni" 1048576 engine_share)"
+expect_eq "progress indication stays off in pipes (stderr empty)" "" "$(cat "$T/cmp-aesni.err")"
+
+# 2. With the module (engine takes every request), it is the default.
+check "modprobe xts_offload threshold=0" xo_load threshold=0
+cryptbench --cipher aes-xts --key 256 --compare-cryptsetup --time 1 --csv \
+	>"$T/cmp-off.csv" 2>&1
+result "cryptbench --compare-cryptsetup runs (xts-aes-offload default)" $?
+cat "$T/cmp-off.csv" >&2
+expect_eq "the measured default is xts-aes-offload, as cryptsetup's" xts-aes-offload \
+	"$(csv_field "$T/cmp-off.csv" xts-aes-offload 1048576 cryptsetup_driver)"
+r_enc=$(csv_field "$T/cmp-off.csv" xts-aes-offload 1048576 ratio_enc)
+r_dec=$(csv_field "$T/cmp-off.csv" xts-aes-offload 1048576 ratio_dec)
+diag "xts-aes-offload 1M: cryptbench/cryptsetup ratio enc $r_enc dec $r_dec"
+in_range "$r_enc" $lo $hi && in_range "$r_dec" $lo $hi
+result "xts-aes-offload: cryptbench/cryptsetup ratio within [$lo, $hi] (enc $r_enc, dec $r_dec)" $?
+
+# 3. Both drivers side by side, per request size: engine share from counters.
+cryptbench --cipher aes-xts --key 256 --driver "xts-aes-offload,$aesni" \
+	--request-size 4096,1M --time 0.5 --csv >"$T/drivers.csv" 2>&1
+result "cryptbench --driver xts-aes-offload,$aesni --request-size 4096,1M" $?
+cat "$T/drivers.csv" >&2
+s=$(csv_field "$T/drivers.csv" xts-aes-offload 4096 engine_share)
+in_range "$s" 0.000001 1
+result "xts-aes-offload 4096-byte requests: engine share > 0 ($s)" $?
+for req in 4096 1048576; do
+	s=$(csv_field "$T/drivers.csv" "$aesni" $req engine_share)
+	expect_eq "$aesni $req-byte requests: engine share 0" 0 "$s"
+done
+# Larger requests reach the module as 64 KiB pieces: its policy decides.
+diag "xts-aes-offload 1M requests: engine share $(csv_field "$T/drivers.csv" xts-aes-offload 1048576 engine_share)"
+for f in /sys/kernel/xts_offload/stats/*; do
+	diag "  ${f##*/} $(cat "$f")"
+done
+c=$(csv_field "$T/drivers.csv" "$aesni" 4096 cpu_s_per_gib_enc)
+in_range "$c" 0.000001 100000
+result "CPU cost measured for $aesni ($c s/GiB)" $?
+
+# 4. The README demo command; the default is marked.
+cryptbench --cipher aes-xts --key 256 --all-drivers --request-size 4096,1M \
+	--time 0.5 >"$T/all.txt" 2>&1
+result "cryptbench --all-drivers --request-size 4096,1M" $?
+sed 's/^/# /' "$T/all.txt"
+grep -q ' \*xts-aes-offload$' "$T/all.txt"
+result "--all-drivers marks xts-aes-offload as the default" $?
+grep -q " $aesni\$" "$T/all.txt"
+result "--all-drivers lists $aesni" $?
+
+# 5. JSON parses and carries every figure of the table (same options).
+cryptbench --cipher aes-xts --key 256 --all-drivers --request-size 4096 \
+	--repeat 2 --time 0.2 --compare-cryptsetup >"$T/t.txt" 2>&1 &&
+	cryptbench --cipher aes-xts --key 256 --all-drivers --request-size 4096 \
+		--repeat 2 --time 0.2 --compare-cryptsetup --json >"$T/t.json" 2>"$T/t.err"
+result "table and --json runs" $?
+if test_cryptbench_jsoncheck "$T/t.txt" "$T/t.json" >&2; then
+	ok "--json parses and carries every figure of the table"
+else
+	not_ok "--json parses and carries every figure of the table"
+	sed 's/^/#   /' "$T/t.txt"
+fi
+expect_eq "--json prints nothing on stderr" "" "$(cat "$T/t.err")"
+
+# 6. Queue depth and threads (libkcapi AIO) run and count every byte.
+cryptbench --cipher aes-xts --key 256 --driver "$aesni" --request-size 4096 \
+	--queue-depth 16 --threads 2 --time 0.5 --csv >"$T/qd-aesni.csv" 2>&1
+result "--queue-depth 16 --threads 2 on $aesni" $?
+cat "$T/qd-aesni.csv" >&2
+cryptbench --cipher aes-xts --key 256 --driver xts-aes-offload --request-size 4096 \
+	--queue-depth 16 --threads 2 --time 0.5 --csv >"$T/qd.csv" 2>&1
+result "--queue-depth 16 --threads 2 on xts-aes-offload" $?
+cat "$T/qd.csv" >&2
+s=$(csv_field "$T/qd.csv" xts-aes-offload 4096 engine_share)
+in_range "$s" 0.000001 1
+result "AIO requests reach the engine (share $s)" $?
+
+# 7. Bad input: one line and a distinct exit code each.
+expect_exit "unknown driver: exit 2" 2 cryptbench -c aes-xts -d xts-aes-nonesuch --time 0.05
+expect_exit "driver of another cipher: exit 2" 2 cryptbench -c aes-xts -d xts-aes-offload,cbc-aes-aesni --time 0.05
+expect_exit "unknown cipher: exit 2" 2 cryptbench -c nonesuch-xts -s 256 --time 0.05
+expect_exit "request size not a multiple of the block: exit 1" 1 cryptbench -c aes-cbc -s 128 -r 100 --time 0.05
+rmmod xts_offload >&2
+# The kernel would load algif_skcipher on demand: not during this check.
+helper=$(cat /proc/sys/kernel/modprobe)
+if rmmod algif_skcipher >&2; then
+	echo /bin/false >/proc/sys/kernel/modprobe
+	expect_exit "AF_ALG skcipher missing: exit 3" 3 cryptbench -c aes-xts --time 0.05
+	grep -q 'modprobe algif_skcipher' "$T/err"
+	result "the AF_ALG error names the modprobe to run" $?
+	echo "$helper" >/proc/sys/kernel/modprobe
+	modprobe algif_skcipher >&2
+else
+	not_ok "rmmod algif_skcipher (to test exit 3)"
+	not_ok "the AF_ALG error names the modprobe to run"
+fi
+
+done_testing
