@@ -8,7 +8,7 @@
 # the host's load, and only a loose bound is checked (named as such).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xts-lib.sh"
-plan 30
+plan 33
 
 T=/tmp/cryptbench
 mkdir -p "$T"
@@ -145,7 +145,28 @@ s=$(csv_field "$T/qd.csv" xts-aes-offload 4096 engine_share)
 in_range "$s" 0.000001 1
 result "AIO requests reach the engine (share $s)" $?
 
-# 7. Bad input: one line and a distinct exit code each.
+# 7. No arguments: the rows and format of `cryptsetup benchmark` (figures
+# differ, the layout must not: numbers become N, blank runs one blank).
+shape() {
+	sed -E 's/[0-9]+(\.[0-9]+)?/N/g; s/ +/ /g' "$1"
+}
+cryptsetup benchmark >"$T/cs-all.txt" 2>&1
+cryptbench --time 0.2 >"$T/cb-all.txt" 2>&1
+result "cryptbench without arguments runs" $?
+sed 's/^/# /' "$T/cb-all.txt"
+if [ "$(shape "$T/cs-all.txt")" = "$(shape "$T/cb-all.txt")" ] &&
+   [ "$(wc -l <"$T/cb-all.txt")" -ge 20 ]; then
+	ok "without arguments: the same rows and format as cryptsetup benchmark"
+else
+	not_ok "without arguments: the same rows and format as cryptsetup benchmark"
+	sed 's/^/#   cryptsetup: /' "$T/cs-all.txt"
+fi
+# Same columns as cryptsetup's: column 1 to 3 of aes-xts 512b identical.
+expect_eq "aes-xts 512b row: cipher and key in cryptsetup's columns" \
+	"$(grep -m1 'aes-xts *512b' "$T/cs-all.txt" | cut -c1-27)" \
+	"$(grep -m1 'aes-xts *512b' "$T/cb-all.txt" | cut -c1-27)"
+
+# 8. Bad input: one line and a distinct exit code each.
 expect_exit "unknown driver: exit 2" 2 cryptbench -c aes-xts -d xts-aes-nonesuch --time 0.05
 expect_exit "driver of another cipher: exit 2" 2 cryptbench -c aes-xts -d xts-aes-offload,cbc-aes-aesni --time 0.05
 expect_exit "unknown cipher: exit 2" 2 cryptbench -c nonesuch-xts -s 256 --time 0.05

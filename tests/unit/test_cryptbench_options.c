@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* cryptbench option parsing, cipher names, key sizes and size lists. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -243,6 +244,38 @@ static void test_key_sizes(void **state)
 		     "256");
 }
 
+static void test_error_mapping(void **state)
+{
+	const char text[] = "name : xts(aes)\ndriver : xts-aes-aesni\npriority : 401\n";
+	struct cb_alg_list procs;
+	struct cb_error e;
+
+	(void)state;
+	assert_int_equal(cb_proc_crypto_parse(text, &procs), 0);
+	/* unknown name: exit 2; a name the kernel has: algif_skcipher missing */
+	cb_afalg_error(-ENOENT, "xts(nonesuch)", "AF_ALG bind", &procs, &e);
+	assert_int_equal(e.code, CB_EXIT_CIPHER);
+	cb_afalg_error(-ENOENT, "xts-aes-aesni", "AF_ALG bind", &procs, &e);
+	assert_int_equal(e.code, CB_EXIT_NO_AFALG);
+	assert_non_null(strstr(e.msg, "modprobe algif_skcipher"));
+	cb_afalg_error(-EAFNOSUPPORT, "xts(aes)", "AF_ALG bind", &procs, &e);
+	assert_int_equal(e.code, CB_EXIT_NO_AFALG);
+	assert_non_null(strstr(e.msg, "modprobe af_alg"));
+	cb_afalg_error(-EPROTONOSUPPORT, "xts(aes)", "AF_ALG bind", &procs, &e);
+	assert_int_equal(e.code, CB_EXIT_NO_AFALG);
+	assert_non_null(strstr(e.msg, "modprobe crypto_user"));
+	cb_afalg_error(-EACCES, "xts(aes)", "AF_ALG bind", &procs, &e);
+	assert_int_equal(e.code, CB_EXIT_PERM);
+	cb_afalg_error(-EPERM, "xts(aes)", "AF_ALG bind", &procs, &e);
+	assert_int_equal(e.code, CB_EXIT_PERM);
+	cb_afalg_error(-EINVAL, "xts(aes)", "setkey", &procs, &e);
+	assert_int_equal(e.code, CB_EXIT_CIPHER);
+	cb_afalg_error(-EBUSY, "xts(aes)", "encryption with", &procs, &e);
+	assert_int_equal(e.code, CB_EXIT_RUNTIME);
+	assert_non_null(strstr(e.msg, "encryption with xts(aes) failed"));
+	cb_alg_list_free(&procs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_format_size),
 		cmocka_unit_test(test_cipher_names),
 		cmocka_unit_test(test_key_sizes),
+		cmocka_unit_test(test_error_mapping),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
