@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -201,6 +204,44 @@ static void test_afalg_exit(void **state)
 	free(err);
 }
 
+/*
+ * On a terminal the first progress line is printed before any work starts:
+ * read the terminal until it shows up (the PBKDF rows need no AF_ALG).
+ */
+static void test_progress_on_terminal(void **state)
+{
+	char buf[4096] = "";
+	size_t len = 0;
+	int master, status, waited = 0;
+	pid_t pid;
+
+	(void)state;
+	pid = forkpty(&master, NULL, NULL, NULL);
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(binary, binary, (char *)NULL);
+		_exit(127);
+	}
+	while (!strstr(buf, "[1/") && len < sizeof(buf) - 1 && waited < 30000) {
+		struct pollfd p = { .fd = master, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0) {
+			waited += 100;
+			continue;
+		}
+		n = read(master, buf + len, sizeof(buf) - 1 - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		buf[len] = '\0';
+	}
+	kill(pid, SIGTERM);
+	waitpid(pid, &status, 0);
+	close(master);
+	assert_non_null(strstr(buf, "[1/"));
+}
+
 int main(int argc, char *argv[])
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +251,7 @@ int main(int argc, char *argv[])
 		cmocka_unit_test(test_usage_exit),
 		cmocka_unit_test(test_key_size_exit),
 		cmocka_unit_test(test_afalg_exit),
+		cmocka_unit_test(test_progress_on_terminal),
 	};
 
 	if (argc != 3) {
