@@ -52,6 +52,10 @@ expect_exit() {
 }
 
 check "prerequisite modules load (aesni_intel, xts, algif_skcipher, crypto_user)" xo_prereqs
+# Earlier scripts may have left the module loaded: start without it.
+if xo_loaded; then
+	rmmod xts_offload >&2 || bail "xts_offload is loaded and cannot be removed"
+fi
 aesni=$(awk '/^name/ { n = $3 } /^driver/ { d = $3 } /^priority/ && n == "xts(aes)" && d ~ /aesni/ {
 	if ($3 > max) { max = $3; drv = d } } END { print drv }' /proc/crypto)
 [ -n "$aesni" ] || aesni=xts-aes-aesni
