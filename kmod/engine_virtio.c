@@ -13,7 +13,9 @@
  * them (see Documentation/xts-offload.md).
  */
 #include <linux/completion.h>
+#include <linux/debugfs.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/virtio.h>
@@ -46,10 +48,17 @@ struct xov_job {
 static_assert(sizeof(struct xov_job) <= XO_JOB_PRIV_SIZE);
 
 struct xov_dataq {
-	spinlock_t lock;	/* ring state */
+	spinlock_t lock;	/* ring state, submitted */
 	struct virtqueue *vq;
+	u64 submitted;
 	char name[16];
 } ____cacheline_aligned_in_smp;
+
+/* Each CPU walks the data queues in turn: requests spread over all of them. */
+static DEFINE_PER_CPU(unsigned int, xov_next_dataq);
+
+/* /sys/kernel/debug/xts_offload/<device>/queues */
+static struct dentry *xov_debugfs;
 
 struct xov_dev {
 	struct xo_engine eng;
@@ -63,6 +72,7 @@ struct xov_dev {
 	u8 ctrl_status;
 	u8 ctrl_key[2 * AES_MAX_KEY_SIZE];
 
+	struct dentry *debugfs;
 	unsigned int nr_dataq;
 	struct xov_dataq dataq[];
 };
@@ -261,7 +271,7 @@ static int xov_submit(struct xo_engine *eng, struct xo_job *job)
 	sgs[2] = job->dst;
 	sgs[3] = &vj->status_sg;	/* the device writes status after dst */
 
-	dq = &xd->dataq[raw_smp_processor_id() % xd->nr_dataq];
+	dq = &xd->dataq[this_cpu_inc_return(xov_next_dataq) % xd->nr_dataq];
 	spin_lock_irqsave(&dq->lock, flags);
 	if (READ_ONCE(eng->dead)) {
 		ret = -ENODEV;
@@ -274,6 +284,7 @@ static int xov_submit(struct xo_engine *eng, struct xo_job *job)
 			ret = -ENODEV;
 		goto unlock;
 	}
+	dq->submitted++;
 	/*
 	 * A device that is done by the time the notify returns (emulated
 	 * synchronously, or simply fast) is answered here: no interrupt and
@@ -321,6 +332,22 @@ static void xov_drain(struct xov_dev *xd)
 		xo_engine_complete(job, -ENODEV);
 	}
 }
+
+static int xov_queues_show(struct seq_file *m, void *unused)
+{
+	struct xov_dev *xd = m->private;
+	unsigned int i;
+	u64 n;
+
+	for (i = 0; i < xd->nr_dataq; i++) {
+		spin_lock_irq(&xd->dataq[i].lock);
+		n = xd->dataq[i].submitted;
+		spin_unlock_irq(&xd->dataq[i].lock);
+		seq_printf(m, "%s %llu\n", xd->dataq[i].name, n);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(xov_queues);
 
 static void xov_release(struct xo_engine *eng)
 {
@@ -455,6 +482,8 @@ static int xov_probe(struct virtio_device *vdev)
 	ret = xo_engine_register(&xd->eng);
 	if (ret)
 		goto err_vqs;
+	xd->debugfs = debugfs_create_dir(dev_name(&vdev->dev), xov_debugfs);
+	debugfs_create_file("queues", 0444, xd->debugfs, xd, &xov_queues_fops);
 	return 0;
 
 err_vqs:
@@ -469,6 +498,7 @@ static void xov_remove(struct virtio_device *vdev)
 {
 	struct xov_dev *xd = vdev->priv;
 
+	debugfs_remove_recursive(xd->debugfs);
 	/* No new sessions or submissions from here on. */
 	xo_engine_unregister(&xd->eng);
 	/* Let a control request in progress finish or time out. */
@@ -499,10 +529,17 @@ static struct virtio_driver xov_driver = {
 
 int xo_virtio_init(void)
 {
-	return register_virtio_driver(&xov_driver);
+	int ret;
+
+	xov_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	ret = register_virtio_driver(&xov_driver);
+	if (ret)
+		debugfs_remove_recursive(xov_debugfs);
+	return ret;
 }
 
 void xo_virtio_exit(void)
 {
 	unregister_virtio_driver(&xov_driver);
+	debugfs_remove_recursive(xov_debugfs);
 }
