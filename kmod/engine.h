@@ -22,6 +22,9 @@
 /* Per-request room an engine may use for its descriptors, without allocating. */
 #define XO_JOB_PRIV_SIZE 256
 
+/* Scatterlist entries per direction in a job: engines size rings for it. */
+#define XO_JOB_MAX_SG 8
+
 /* A session id no engine hands out: submitting it must fail in the engine. */
 #define XO_SESSION_INVALID U64_MAX
 
@@ -42,9 +45,11 @@ struct xo_job {
 	bool encrypt;
 	const u8 *iv;			/* XTS_BLOCK_SIZE bytes; copy it */
 	/*
-	 * Called once per submitted job, in any context up to hard IRQ.
-	 * On error the engine guarantees dst was not written, so the
-	 * request can be recomputed from src.
+	 * Called once per job that submit queued, in softirq context (or
+	 * process context with BHs off), never from within a submit call.
+	 * err: 0 done; -EIO or -ENODEV failed and dst not written (the
+	 * request can be recomputed from src); -ESTALE outcome unknown, dst
+	 * may have been written (recompute only if dst does not overlap src).
 	 */
 	void (*done)(struct xo_job *job, int err);
 	u8 priv[XO_JOB_PRIV_SIZE] __aligned(8);

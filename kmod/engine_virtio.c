@@ -14,6 +14,7 @@
  */
 #include <linux/completion.h>
 #include <linux/debugfs.h>
+#include <linux/interrupt.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
@@ -43,13 +44,23 @@ struct xov_job {
 	struct scatterlist out_sg;
 	struct scatterlist status_sg;
 	u8 status;
+	/*
+	 * Under the queue lock. While submitter_waits, whoever takes the job
+	 * off the ring only sets reaped: the submitter then returns the
+	 * result itself, so a job is completed exactly once.
+	 */
+	bool submitter_waits;
+	bool reaped;
 };
 
 static_assert(sizeof(struct xov_job) <= XO_JOB_PRIV_SIZE);
 
 struct xov_dataq {
-	spinlock_t lock;	/* ring state, submitted */
+	spinlock_t lock;	/* ring, done, gone, submitted, job flags */
 	struct virtqueue *vq;
+	bool gone;		/* drained for removal: leave vq alone */
+	struct list_head done;	/* taken off the ring, to complete */
+	struct tasklet_struct tasklet;
 	u64 submitted;
 	char name[16];
 } ____cacheline_aligned_in_smp;
@@ -70,6 +81,7 @@ struct xov_dev {
 	struct virtio_crypto_op_ctrl_req ctrl;
 	struct virtio_crypto_session_input input;
 	u8 ctrl_status;
+	bool ctrl_stuck;	/* a control request timed out */
 	u8 ctrl_key[2 * AES_MAX_KEY_SIZE];
 
 	struct dentry *debugfs;
@@ -101,6 +113,8 @@ static int xov_ctrl_exec(struct xov_dev *xd, const void *payload,
 	lockdep_assert_held(&xd->ctrl_lock);
 	if (READ_ONCE(xd->eng.dead))
 		return -ENODEV;
+	if (xd->ctrl_stuck)
+		return -EIO;
 
 	sg_init_one(&hdr_sg, &xd->ctrl, sizeof(xd->ctrl));
 	sgs[nout++] = &hdr_sg;
@@ -118,9 +132,14 @@ static int xov_ctrl_exec(struct xov_dev *xd, const void *payload,
 	virtqueue_kick(xd->ctrlq);
 
 	if (!wait_for_completion_timeout(&xd->ctrl_done, XOV_CTRL_TIMEOUT)) {
-		/* The buffer stays owned by the device: stop using it. */
-		dev_err(&xd->vdev->dev, "control request timed out\n");
-		virtio_break_device(xd->vdev);
+		/*
+		 * The device still owns the buffer: no more control requests
+		 * (so no new sessions: new keys run in software), but the data
+		 * queues and the sessions they use go on working.
+		 */
+		dev_err(&xd->vdev->dev,
+			"control request timed out: no new sessions on this device\n");
+		xd->ctrl_stuck = true;
 		return -ETIMEDOUT;
 	}
 	if (!virtqueue_get_buf(xd->ctrlq, &len))
@@ -187,11 +206,39 @@ static void xov_session_destroy(struct xo_engine *eng, u64 session)
 	mutex_unlock(&xd->ctrl_lock);
 }
 
+static struct xov_job *xov_job_of(struct xo_job *job)
+{
+	return (struct xov_job *)job->priv;
+}
+
 static int xov_job_status(struct xo_job *job)
 {
-	struct xov_job *vj = (struct xov_job *)job->priv;
+	return xov_job_of(job)->status == VIRTIO_CRYPTO_OK ? 0 : -EIO;
+}
 
-	return vj->status == VIRTIO_CRYPTO_OK ? 0 : -EIO;
+/*
+ * Under dq->lock: take what the device finished off the ring. Jobs whose
+ * submitter is still deciding are only marked; the rest go to dq->done.
+ */
+static void xov_collect(struct xov_dataq *dq)
+{
+	struct xo_job *job;
+	unsigned int len;
+
+	lockdep_assert_held(&dq->lock);
+	if (dq->gone)
+		return;
+	do {
+		virtqueue_disable_cb(dq->vq);
+		while ((job = virtqueue_get_buf(dq->vq, &len))) {
+			struct xov_job *vj = xov_job_of(job);
+
+			if (vj->submitter_waits)
+				vj->reaped = true;
+			else
+				list_add_tail(&job->node, &dq->done);
+		}
+	} while (!virtqueue_enable_cb(dq->vq));
 }
 
 static void xov_complete_list(struct list_head *done)
@@ -204,39 +251,28 @@ static void xov_complete_list(struct list_head *done)
 	}
 }
 
-/*
- * Collect what the device finished and complete it outside the lock; except
- * @mine, whose status is returned to the submitter (-EINPROGRESS: not done).
- */
-static int xov_reap(struct xov_dataq *dq, struct xo_job *mine)
+/* Completions run here, in softirq context, never in a submitter's call. */
+static void xov_dataq_tasklet(struct tasklet_struct *t)
 {
-	int mine_status = -EINPROGRESS;
-	struct xo_job *job;
+	struct xov_dataq *dq = from_tasklet(dq, t, tasklet);
 	unsigned long flags;
-	unsigned int len;
 	LIST_HEAD(done);
 
 	spin_lock_irqsave(&dq->lock, flags);
-	do {
-		virtqueue_disable_cb(dq->vq);
-		while ((job = virtqueue_get_buf(dq->vq, &len))) {
-			if (job == mine)
-				mine_status = xov_job_status(job);
-			else
-				list_add_tail(&job->node, &done);
-		}
-	} while (!virtqueue_enable_cb(dq->vq));
+	xov_collect(dq);
+	list_splice_init(&dq->done, &done);
 	spin_unlock_irqrestore(&dq->lock, flags);
 
 	xov_complete_list(&done);
-	return mine_status;
 }
 
 static void xov_dataq_cb(struct virtqueue *vq)
 {
 	struct xov_dev *xd = vq->vdev->priv;
 
-	xov_reap(&xd->dataq[vq->index], NULL);
+	/* Need not be serialized with other ring operations. */
+	virtqueue_disable_cb(vq);
+	tasklet_schedule(&xd->dataq[vq->index].tasklet);
 }
 
 static int xov_submit(struct xo_engine *eng, struct xo_job *job)
@@ -247,7 +283,7 @@ static int xov_submit(struct xo_engine *eng, struct xo_job *job)
 	struct scatterlist *sgs[4];
 	struct xov_dataq *dq;
 	unsigned long flags;
-	bool notify;
+	bool notify, others;
 	int ret;
 
 	memset(&vj->out.hdr, 0, sizeof(vj->out.hdr));
@@ -273,30 +309,42 @@ static int xov_submit(struct xo_engine *eng, struct xo_job *job)
 
 	dq = &xd->dataq[this_cpu_inc_return(xov_next_dataq) % xd->nr_dataq];
 	spin_lock_irqsave(&dq->lock, flags);
-	if (READ_ONCE(eng->dead)) {
+	if (READ_ONCE(eng->dead) || dq->gone) {
 		ret = -ENODEV;
 		goto unlock;
 	}
+	vj->submitter_waits = true;
+	vj->reaped = false;
 	ret = virtqueue_add_sgs(dq->vq, sgs, 2, 2, job, GFP_ATOMIC);
 	if (ret) {
+		vj->submitter_waits = false;
 		/* -ENOSPC: ring full; -EIO: ring broken, i.e. device gone. */
 		if (ret != -ENOSPC)
 			ret = -ENODEV;
 		goto unlock;
 	}
 	dq->submitted++;
-	/*
-	 * A device that is done by the time the notify returns (emulated
-	 * synchronously, or simply fast) is answered here: no interrupt and
-	 * no asynchronous completion for this request. A slower device
-	 * interrupts once callbacks are re-enabled.
-	 */
 	virtqueue_disable_cb(dq->vq);
 	notify = virtqueue_kick_prepare(dq->vq);
 	spin_unlock_irqrestore(&dq->lock, flags);
 	if (notify)
 		virtqueue_notify(dq->vq);
-	return xov_reap(dq, job);
+
+	/*
+	 * A device that is done by the time the notify returns (emulated
+	 * synchronously, or simply fast) is answered here, synchronously:
+	 * no interrupt and no asynchronous completion for this request.
+	 * Otherwise the job completes later, from the tasklet.
+	 */
+	spin_lock_irqsave(&dq->lock, flags);
+	xov_collect(dq);
+	vj->submitter_waits = false;
+	ret = vj->reaped ? xov_job_status(job) : -EINPROGRESS;
+	others = !list_empty(&dq->done);
+	spin_unlock_irqrestore(&dq->lock, flags);
+	if (others)
+		tasklet_schedule(&dq->tasklet);
+	return ret;
 
 unlock:
 	spin_unlock_irqrestore(&dq->lock, flags);
@@ -304,15 +352,18 @@ unlock:
 }
 
 /*
- * After reset: what the device completed keeps its result; what it never
- * looked at fails with -ENODEV, so the caller recomputes it in software
- * from the untouched source.
+ * After reset: what the device completed keeps its result. What it never
+ * took fails with -ENODEV, and the caller recomputes it from the untouched
+ * source. If the ring is broken (surprise removal), completed and untaken
+ * jobs cannot be told apart: those fail with -ESTALE, "dst may have been
+ * written", which the caller recomputes only when dst does not overlap src.
  */
 static void xov_drain(struct xov_dev *xd)
 {
 	struct xo_job *job;
 	unsigned long flags;
-	unsigned int i, len;
+	unsigned int i;
+	bool broken;
 	LIST_HEAD(done);
 	LIST_HEAD(lost);
 
@@ -320,17 +371,23 @@ static void xov_drain(struct xov_dev *xd)
 		struct xov_dataq *dq = &xd->dataq[i];
 
 		spin_lock_irqsave(&dq->lock, flags);
-		while ((job = virtqueue_get_buf(dq->vq, &len)))
-			list_add_tail(&job->node, &done);
+		xov_collect(dq);
+		list_splice_tail_init(&dq->done, &done);
 		while ((job = virtqueue_detach_unused_buf(dq->vq)))
 			list_add_tail(&job->node, &lost);
+		dq->gone = true;
 		spin_unlock_irqrestore(&dq->lock, flags);
 	}
+	broken = xd->nr_dataq && virtqueue_is_broken(xd->dataq[0].vq);
+
+	/* Callers expect completions in softirq-like context. */
+	local_bh_disable();
 	xov_complete_list(&done);
 	while ((job = list_first_entry_or_null(&lost, struct xo_job, node))) {
 		list_del(&job->node);
-		xo_engine_complete(job, -ENODEV);
+		xo_engine_complete(job, broken ? -ESTALE : -ENODEV);
 	}
+	local_bh_enable();
 }
 
 static int xov_queues_show(struct seq_file *m, void *unused)
@@ -364,33 +421,51 @@ static const struct xo_engine_ops xov_ops = {
 static int xov_find_vqs(struct xov_dev *xd)
 {
 	unsigned int i, n = xd->nr_dataq + 1;
-	vq_callback_t *cbs[XO_MAX_VQS];
-	const char *names[XO_MAX_VQS];
-	struct virtqueue *vqs[XO_MAX_VQS];
-	bool ctx[XO_MAX_VQS];
+	struct {
+		vq_callback_t *cbs[XO_MAX_VQS];
+		const char *names[XO_MAX_VQS];
+		struct virtqueue *vqs[XO_MAX_VQS];
+		bool ctx[XO_MAX_VQS];
+	} *a;
 	int ret;
 
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
 	for (i = 0; i < xd->nr_dataq; i++) {
-		snprintf(xd->dataq[i].name, sizeof(xd->dataq[i].name),
-			 "dataq.%u", i);
-		names[i] = xd->dataq[i].name;
-		cbs[i] = xov_dataq_cb;
-		ctx[i] = true;	/* no indirect descriptors: no allocation */
+		struct xov_dataq *dq = &xd->dataq[i];
+
+		spin_lock_init(&dq->lock);
+		INIT_LIST_HEAD(&dq->done);
+		tasklet_setup(&dq->tasklet, xov_dataq_tasklet);
+		snprintf(dq->name, sizeof(dq->name), "dataq.%u", i);
+		a->names[i] = dq->name;
+		a->cbs[i] = xov_dataq_cb;
+		a->ctx[i] = true;	/* no indirect descriptors: no allocation */
 	}
 	/* The control queue follows the data queues. */
-	names[i] = "controlq";
-	cbs[i] = xov_ctrl_cb;
-	ctx[i] = false;
+	a->names[i] = "controlq";
+	a->cbs[i] = xov_ctrl_cb;
+	a->ctx[i] = false;
 
-	ret = xo_find_vqs(xd->vdev, n, vqs, cbs, names, ctx);
+	ret = xo_find_vqs(xd->vdev, n, a->vqs, a->cbs, a->names, a->ctx);
 	if (ret)
-		return ret;
+		goto out;
 	for (i = 0; i < xd->nr_dataq; i++) {
-		spin_lock_init(&xd->dataq[i].lock);
-		xd->dataq[i].vq = vqs[i];
+		xd->dataq[i].vq = a->vqs[i];
+		/* A request takes at most this many descriptors. */
+		if (virtqueue_get_vring_size(a->vqs[i]) < 2 + 2 * XO_JOB_MAX_SG) {
+			dev_err(&xd->vdev->dev, "data queue too small: %u\n",
+				virtqueue_get_vring_size(a->vqs[i]));
+			xd->vdev->config->del_vqs(xd->vdev);
+			ret = -ENODEV;
+			goto out;
+		}
 	}
-	xd->ctrlq = vqs[xd->nr_dataq];
-	return 0;
+	xd->ctrlq = a->vqs[xd->nr_dataq];
+out:
+	kfree(a);
+	return ret;
 }
 
 /*
@@ -452,6 +527,11 @@ static int xov_probe(struct virtio_device *vdev)
 			max_dataq);
 		return -ENODEV;
 	}
+	if (max_size < 2 * (XTS_BLOCK_SIZE + PAGE_SIZE)) {
+		dev_info(&vdev->dev, "requests up to %llu bytes only\n",
+			 max_size);
+		return -ENODEV;
+	}
 	if (max_keylen < 2 * AES_MIN_KEY_SIZE) {
 		dev_info(&vdev->dev, "AES-XTS keys up to %u bytes only\n",
 			 max_keylen);
@@ -468,7 +548,9 @@ static int xov_probe(struct virtio_device *vdev)
 	xd->eng.ops = &xov_ops;
 	xd->eng.dev = &vdev->dev;
 	xd->eng.max_keylen = min_t(u32, max_keylen, 2 * AES_MAX_KEY_SIZE);
-	xd->eng.max_len = min_t(u64, max_size, U32_MAX);
+	/* The device counts the IV, source and destination against max_size. */
+	xd->eng.max_len = round_down(min_t(u64, (max_size - XTS_BLOCK_SIZE) / 2,
+					   U32_MAX), XTS_BLOCK_SIZE);
 	vdev->priv = xd;
 
 	ret = xov_find_vqs(xd);
@@ -497,6 +579,7 @@ err_free:
 static void xov_remove(struct virtio_device *vdev)
 {
 	struct xov_dev *xd = vdev->priv;
+	unsigned int i;
 
 	debugfs_remove_recursive(xd->debugfs);
 	/* No new sessions or submissions from here on. */
@@ -508,6 +591,9 @@ static void xov_remove(struct virtio_device *vdev)
 
 	xov_drain(xd);
 	vdev->config->del_vqs(vdev);
+	/* No callback can schedule them any more. */
+	for (i = 0; i < xd->nr_dataq; i++)
+		tasklet_kill(&xd->dataq[i].tasklet);
 	vdev->priv = NULL;
 	/* Sessions bound to this engine still hold references. */
 	xo_engine_put(&xd->eng);

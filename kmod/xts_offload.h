@@ -9,7 +9,4 @@
  */
 #define XO_DEFAULT_THRESHOLD 2048
 
-/* Scatterlist entries per direction the engine path takes without copying data. */
-#define XO_MAX_SG 8
-
 #endif /* XTS_OFFLOAD_H */

@@ -5,7 +5,7 @@
  *
  * The engine gets what it can do without allocating: 256- and 512-bit keys,
  * lengths that are a multiple of the AES block, at least `threshold` bytes,
- * scatterlists of at most XO_MAX_SG entries. Everything else, and anything
+ * scatterlists of at most XO_JOB_MAX_SG entries. Everything else, and anything
  * the engine refuses or fails, is computed by the fallback, so callers never
  * see an engine error.
  */
@@ -34,7 +34,11 @@ module_param(threshold, uint, 0644);
 MODULE_PARM_DESC(threshold,
 		 "Requests shorter than this many bytes are computed in software (0: the engine takes all it can)");
 
-/* Recomputation of failed engine requests runs here, in process context. */
+/*
+ * Recomputation of failed engine requests runs here, in process context;
+ * writeback can depend on it, hence WQ_MEM_RECLAIM. Rebinding, which may
+ * allocate and wait for the device, runs on system_wq instead.
+ */
 static struct workqueue_struct *xo_wq;
 
 /* Engine sessions for the current key. */
@@ -58,8 +62,8 @@ struct xo_req_ctx {
 	struct skcipher_request *req;
 	struct xo_job job;
 	struct work_struct work;
-	struct scatterlist src[XO_MAX_SG];
-	struct scatterlist dst[XO_MAX_SG];
+	struct scatterlist src[XO_JOB_MAX_SG];
+	struct scatterlist dst[XO_JOB_MAX_SG];
 	struct skcipher_request fallback_req;	/* must be last */
 };
 
@@ -205,12 +209,41 @@ static void xo_recompute_work(struct work_struct *work)
 	local_bh_enable();
 }
 
+/* Does any byte of dst's first len bytes lie in src's first len bytes? */
+static bool xo_sg_overlap(struct scatterlist *src, struct scatterlist *dst,
+			  unsigned int len)
+{
+	unsigned int sleft, dleft = len;
+	struct scatterlist *s, *d;
+
+	for (d = dst; d && dleft; d = sg_next(d)) {
+		phys_addr_t d0 = sg_phys(d), d1 = d0 + min(d->length, dleft);
+
+		sleft = len;
+		for (s = src; s && sleft; s = sg_next(s)) {
+			phys_addr_t s0 = sg_phys(s), s1 = s0 + min(s->length, sleft);
+
+			if (s0 < d1 && d0 < s1)
+				return true;
+			sleft -= min(s->length, sleft);
+		}
+		dleft -= min(d->length, dleft);
+	}
+	return false;
+}
+
 static void xo_job_done(struct xo_job *job, int err)
 {
 	struct xo_req_ctx *rctx = container_of(job, struct xo_req_ctx, job);
+	struct skcipher_request *req = rctx->req;
 
 	if (likely(!err)) {
-		skcipher_request_complete(rctx->req, 0);
+		skcipher_request_complete(req, 0);
+		return;
+	}
+	if (err == -ESTALE && xo_sg_overlap(req->src, req->dst, req->cryptlen)) {
+		/* The source may be overwritten: nothing left to recompute from. */
+		skcipher_request_complete(req, -EIO);
 		return;
 	}
 	xo_stats_add(job->engine->stats, XO_STAT_FB_ERROR, 1);
@@ -221,7 +254,7 @@ static void xo_job_done(struct xo_job *job, int err)
 
 /*
  * Exactly @len bytes of @sg as an end-marked list: @sg itself when it fits,
- * else a copy of its entries in @out; NULL when more than XO_MAX_SG entries
+ * else a copy of its entries in @out; NULL when more than XO_JOB_MAX_SG entries
  * are needed.
  */
 static struct scatterlist *xo_map_sg(struct scatterlist *sg,
@@ -232,8 +265,11 @@ static struct scatterlist *xo_map_sg(struct scatterlist *sg,
 
 	if (sg_is_last(sg) && sg->length == len)
 		return sg;
+	/* Devices reject zero-length descriptors: leave such entries out. */
 	for (s = sg; s && left; s = sg_next(s)) {
-		if (++n > XO_MAX_SG)
+		if (!s->length)
+			continue;
+		if (++n > XO_JOB_MAX_SG)
 			return NULL;
 		left -= min(s->length, left);
 	}
@@ -241,10 +277,12 @@ static struct scatterlist *xo_map_sg(struct scatterlist *sg,
 		return NULL;
 
 	sg_init_table(out, n);
-	for (s = sg, n = 0, left = len; left; s = sg_next(s), n++) {
+	for (s = sg, n = 0, left = len; left; s = sg_next(s)) {
 		unsigned int l = min(s->length, left);
 
-		sg_set_page(&out[n], sg_page(s), l, s->offset);
+		if (!l)
+			continue;
+		sg_set_page(&out[n++], sg_page(s), l, s->offset);
 		left -= l;
 	}
 	return out;
@@ -253,7 +291,7 @@ static struct scatterlist *xo_map_sg(struct scatterlist *sg,
 static void xo_maybe_rebind(struct xo_tfm_ctx *ctx)
 {
 	if (ctx->keylen && READ_ONCE(ctx->bound_gen) != xo_engine_generation())
-		queue_work(xo_wq, &ctx->rebind);
+		queue_work(system_wq, &ctx->rebind);
 }
 
 /*
@@ -425,7 +463,10 @@ static int __init xo_module_init(void)
 	ret = xo_sysfs_init();
 	if (ret)
 		goto err_wq;
-	/* Engines first, so the self-tests at registration exercise them. */
+	/*
+	 * Engines first, so that with threshold=0 the self-tests at
+	 * registration run on them (their vectors are at most 512 bytes).
+	 */
 	ret = xo_virtio_init();
 	if (ret)
 		goto err_sysfs;
