@@ -28,13 +28,14 @@ enum cb_exit {
 #define CB_NAME_MAX	128
 #define CB_MAX_REPEAT	100
 #define CB_MAX_THREADS	256
-#define CB_MAX_QDEPTH	64	/* libkcapi's limit of AIO requests per call */
+#define CB_MAX_QDEPTH	64	/* requests in flight per thread */
+#define CB_MAX_SOCKETS	1024	/* threads x queue depth */
 #define CB_MAX_SIZES	16
 #define CB_MAX_DRIVERS	16
 #define CB_MAX_REQUEST	(64u << 20)
 /*
- * libkcapi sends all requests of one AIO call before it reads any: they
- * must fit the AF_ALG socket buffer and the splice pipe (64 KiB).
+ * libkcapi sends an AIO request's data before it reads any: it must fit
+ * the AF_ALG socket buffer and the splice pipe (64 KiB).
  */
 #define CB_MAX_AIO_BYTES	(64u << 10)
 

@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The measurement: AF_ALG through libkcapi, one socket per thread sharing
- * one key, synchronous requests or up to CB_MAX_QDEPTH AIO requests in
- * flight, zero-copy (vmsplice) or cryptsetup's copy mode (sendmsg).
+ * The measurement: AF_ALG through libkcapi, sockets sharing one key,
+ * synchronous requests or AIO with many requests in flight, zero-copy
+ * (vmsplice) or cryptsetup's copy mode (sendmsg).
+ *
+ * AF_ALG keeps at most one AIO request in flight per socket (a second one
+ * gets -EBUSY from af_alg_alloc_areq until the first completes), and
+ * libkcapi's AIO call waits for its requests. So a queue depth of N is N
+ * sockets per thread, each with its own submitter keeping one libkcapi AIO
+ * request in flight: N requests reach an asynchronous driver at once.
  */
 #include <errno.h>
 #include <kcapi.h>
@@ -166,8 +172,6 @@ struct worker {
 	const struct cb_job *job;
 	struct shared *sh;
 	uint8_t *buf;
-	struct iovec in[CB_MAX_QDEPTH];
-	struct iovec out[CB_MAX_QDEPTH];
 	uint8_t iv[CB_MAX_IV];
 	uint64_t bytes;
 	int rc;
@@ -178,34 +182,26 @@ static int one_op(struct worker *w, bool encrypt)
 {
 	const struct cb_job *j = w->job;
 	int access = j->zero_copy ? KCAPI_ACCESS_VMSPLICE : KCAPI_ACCESS_SENDMSG;
-	size_t want = j->request_size * j->queue_depth;
+	size_t want = j->request_size;
 	ssize_t r;
 
 	if (j->queue_depth == 1) {
 		if (encrypt)
-			r = kcapi_cipher_encrypt(w->h, w->buf, j->request_size,
-						 w->iv, w->buf, j->request_size,
-						 access);
+			r = kcapi_cipher_encrypt(w->h, w->buf, want, w->iv,
+						 w->buf, want, access);
 		else
-			r = kcapi_cipher_decrypt(w->h, w->buf, j->request_size,
-						 w->iv, w->buf, j->request_size,
-						 access);
+			r = kcapi_cipher_decrypt(w->h, w->buf, want, w->iv,
+						 w->buf, want, access);
 	} else {
-		unsigned int i;
-
 		/* libkcapi may consume the vectors: set them up every time. */
-		for (i = 0; i < j->queue_depth; i++) {
-			w->in[i].iov_base = w->buf + i * j->request_size;
-			w->in[i].iov_len = j->request_size;
-			w->out[i] = w->in[i];
-		}
+		struct iovec in = { .iov_base = w->buf, .iov_len = want };
+		struct iovec out = in;
+
 		if (encrypt)
-			r = kcapi_cipher_encrypt_aio(w->h, w->in, w->out,
-						     j->queue_depth, w->iv,
+			r = kcapi_cipher_encrypt_aio(w->h, &in, &out, 1, w->iv,
 						     access);
 		else
-			r = kcapi_cipher_decrypt_aio(w->h, w->in, w->out,
-						     j->queue_depth, w->iv,
+			r = kcapi_cipher_decrypt_aio(w->h, &in, &out, 1, w->iv,
 						     access);
 	}
 	if (r < 0)
@@ -247,8 +243,9 @@ static int read_engine(const struct cb_job *job, uint64_t *bytes)
 	return cb_offload_counter(job->offload_dir, "bytes", bytes);
 }
 
-static int run_phase(const struct cb_job *job, struct worker *ws, bool encrypt,
-		     struct cb_sample *s, struct cb_error *err)
+static int run_phase(const struct cb_job *job, struct worker *ws,
+		     unsigned int n, bool encrypt, struct cb_sample *s,
+		     struct cb_error *err)
 {
 	struct shared sh;
 	uint64_t e0 = 0, e1 = 0;
@@ -267,17 +264,17 @@ static int run_phase(const struct cb_job *job, struct worker *ws, bool encrypt,
 		sh.warm_seconds = 0.25;
 	pthread_mutex_init(&sh.lock, NULL);
 	pthread_cond_init(&sh.cond, NULL);
-	for (i = 0; i < job->threads; i++) {
+	for (i = 0; i < n; i++) {
 		ws[i].sh = &sh;
 		ws[i].rc = 0;
 		if (pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]))
 			break;
 		started++;
 	}
-	if (started < job->threads) {
+	if (started < n) {
 		cb_error_set(err, CB_EXIT_RUNTIME,
-			     "cannot start %u threads: reduce --threads",
-			     job->threads);
+			     "cannot start %u threads: reduce --threads or --queue-depth",
+			     n);
 		sh.abort = true;
 		rc = -1;
 	}
@@ -301,7 +298,7 @@ static int run_phase(const struct cb_job *job, struct worker *ws, bool encrypt,
 	if (rc)
 		return rc;
 
-	for (i = 0; i < job->threads; i++) {
+	for (i = 0; i < n; i++) {
 		if (ws[i].rc) {
 			cb_afalg_error(ws[i].rc, job->alg,
 				       encrypt ? "encryption with" : "decryption with",
@@ -323,18 +320,19 @@ int cb_measure(const struct cb_job *job, struct cb_sample *enc,
 {
 	uint32_t flags = job->queue_depth > 1 ? KCAPI_INIT_AIO : 0;
 	long page = sysconf(_SC_PAGESIZE);
+	unsigned int n = job->threads * job->queue_depth;
 	struct worker *ws;
-	size_t buflen;
 	unsigned int i, ivsize, bs;
 	int rc, ret = -1;
 
 	if (job->threads < 1 || job->threads > CB_MAX_THREADS ||
 	    job->queue_depth < 1 || job->queue_depth > CB_MAX_QDEPTH ||
-	    job->request_size == 0) {
+	    n > CB_MAX_SOCKETS || job->request_size == 0 ||
+	    (job->queue_depth > 1 && job->request_size > CB_MAX_AIO_BYTES)) {
 		cb_error_set(err, CB_EXIT_USAGE, "invalid measurement parameters: see --help");
 		return -1;
 	}
-	ws = calloc(job->threads, sizeof(*ws));
+	ws = calloc(n, sizeof(*ws));
 	if (!ws) {
 		cb_error_set(err, CB_EXIT_RUNTIME, "out of memory: reduce --threads");
 		return -1;
@@ -362,7 +360,7 @@ int cb_measure(const struct cb_job *job, struct cb_sample *enc,
 			     job->request_size, bs, job->alg);
 		goto out;
 	}
-	for (i = 1; i < job->threads; i++) {
+	for (i = 1; i < n; i++) {
 		/* New socket on the same tfm: same key, parallel requests. */
 		rc = kcapi_handle_reinit(&ws[i].h, ws[0].h, flags);
 		if (rc) {
@@ -371,31 +369,30 @@ int cb_measure(const struct cb_job *job, struct cb_sample *enc,
 			goto out;
 		}
 	}
-	buflen = job->request_size * job->queue_depth;
-	for (i = 0; i < job->threads; i++) {
+	for (i = 0; i < n; i++) {
 		void *p = NULL;
 
 		ws[i].job = job;
-		if (posix_memalign(&p, (size_t)page, buflen)) {
+		if (posix_memalign(&p, (size_t)page, job->request_size)) {
 			cb_error_set(err, CB_EXIT_RUNTIME,
 				     "out of memory for %zu-byte buffers: reduce --threads, --queue-depth or --request-size",
-				     buflen);
+				     job->request_size);
 			goto out;
 		}
 		ws[i].buf = p;
-		memset(ws[i].buf, 0x5a, buflen);
+		memset(ws[i].buf, 0x5a, job->request_size);
 		if (ivsize && getrandom(ws[i].iv, ivsize, 0) != (ssize_t)ivsize) {
 			cb_error_set(err, CB_EXIT_RUNTIME, "getrandom failed: check the kernel's RNG");
 			goto out;
 		}
 	}
-	if (run_phase(job, ws, true, enc, err))
+	if (run_phase(job, ws, n, true, enc, err))
 		goto out;
-	if (run_phase(job, ws, false, dec, err))
+	if (run_phase(job, ws, n, false, dec, err))
 		goto out;
 	ret = 0;
 out:
-	for (i = 0; i < job->threads; i++) {
+	for (i = 0; i < n; i++) {
 		free(ws[i].buf);
 		if (ws[i].h)
 			kcapi_cipher_destroy(ws[i].h);

@@ -443,16 +443,21 @@ int cb_options_parse(int argc, char *const argv[], struct cb_options *o,
 		o->request_sizes[0] = 1u << 20;
 		o->n_request_sizes = 1;
 	}
+	if (o->threads * o->queue_depth > CB_MAX_SOCKETS) {
+		cb_error_set(err, CB_EXIT_USAGE,
+			     "--threads %u times --queue-depth %u is above %d sockets: lower one of them",
+			     o->threads, o->queue_depth, CB_MAX_SOCKETS);
+		return -1;
+	}
 	if (o->queue_depth > 1) {
 		size_t i;
 
 		for (i = 0; i < o->n_request_sizes; i++) {
-			if (o->request_sizes[i] * o->queue_depth <= CB_MAX_AIO_BYTES)
+			if (o->request_sizes[i] <= CB_MAX_AIO_BYTES)
 				continue;
 			cb_error_set(err, CB_EXIT_USAGE,
-				     "--queue-depth %u with %zu-byte requests exceeds %u KiB in flight per thread (AF_ALG socket buffer): lower --queue-depth or --request-size, or add --threads",
-				     o->queue_depth, o->request_sizes[i],
-				     CB_MAX_AIO_BYTES >> 10);
+				     "--queue-depth with %zu-byte requests: AIO requests are at most %u KiB (AF_ALG socket buffer), lower --request-size",
+				     o->request_sizes[i], CB_MAX_AIO_BYTES >> 10);
 			return -1;
 		}
 	}
@@ -476,7 +481,8 @@ void cb_usage(FILE *out, const char *prog)
 		"                            (default 1M)\n"
 		"  -t, --threads N           parallel submitters, one AF_ALG socket each\n"
 		"  -q, --queue-depth N       requests in flight per thread (libkcapi AIO,\n"
-		"                            at most %d and %u KiB); 1 = synchronous\n"
+		"                            one socket each; at most %d, requests up to\n"
+		"                            %u KiB); 1 = synchronous\n"
 		"      --time SECONDS        measuring time per direction and sample (1)\n"
 		"  -n, --repeat N            samples; median and spread are printed\n"
 		"      --compare-cryptsetup  also run libcryptsetup's crypt_benchmark and\n"

@@ -125,12 +125,15 @@ static void test_usage_errors(void **state)
 	expect_error(PARSE(&o, &e, "-c", "aes-xts", "-t", "0"), &e, CB_EXIT_USAGE, "--threads");
 	expect_error(PARSE(&o, &e, "-c", "aes-xts", "-q", "65"), &e, CB_EXIT_USAGE, "--queue-depth");
 	expect_error(PARSE(&o, &e, "-c", "aes-xts", "-n", "0"), &e, CB_EXIT_USAGE, "--repeat");
-	/* AIO: all requests of one call must fit the socket buffer */
+	/* AIO: one request must fit the socket buffer */
 	expect_error(PARSE(&o, &e, "-c", "aes-xts", "-q", "2"), &e, CB_EXIT_USAGE, "--queue-depth");
-	expect_error(PARSE(&o, &e, "-c", "aes-xts", "-q", "17", "-r", "4096"), &e,
+	expect_error(PARSE(&o, &e, "-c", "aes-xts", "-q", "2", "-r", "4096,128K"), &e,
 		     CB_EXIT_USAGE, "64 KiB");
-	assert_int_equal(PARSE(&o, &e, "-c", "aes-xts", "-q", "16", "-r", "512,4096"), 0);
-	assert_int_equal(PARSE(&o, &e, "-c", "aes-xts", "-q", "64", "-r", "512"), 0);
+	assert_int_equal(PARSE(&o, &e, "-c", "aes-xts", "-q", "64", "-r", "512,4096,64K"), 0);
+	/* one socket per request in flight */
+	expect_error(PARSE(&o, &e, "-c", "aes-xts", "-t", "32", "-q", "64", "-r", "4096"), &e,
+		     CB_EXIT_USAGE, "1024 sockets");
+	assert_int_equal(PARSE(&o, &e, "-c", "aes-xts", "-t", "16", "-q", "64", "-r", "4096"), 0);
 	expect_error(PARSE(&o, &e, "-c", "aes-xts", "--time", "0"), &e, CB_EXIT_USAGE, "--time");
 	expect_error(PARSE(&o, &e, "-c", "aes-xts", "--time", "abc"), &e, CB_EXIT_USAGE, "--time");
 	expect_error(PARSE(&o, &e, "-c", "aes-xts", "-r", "512,,4096"), &e,
