@@ -22,7 +22,12 @@
 /* Per-request room an engine may use for its descriptors, without allocating. */
 #define XO_JOB_PRIV_SIZE 256
 
-/* Scatterlist entries per direction in a job: engines size rings for it. */
+/*
+ * Scatterlist entries per direction that the crypto-API side copies into a
+ * job to trim a list to its length; an engine takes at least this many. A
+ * list that already has exactly the request's length is passed as is, up
+ * to the engine's max_sg.
+ */
 #define XO_JOB_MAX_SG 8
 
 /* A session id no engine hands out: submitting it must fail in the engine. */
@@ -81,6 +86,7 @@ struct xo_engine {
 	struct list_head node;
 	bool dead;			/* unregistered: accept nothing */
 	unsigned int max_keylen;	/* bytes, both XTS halves */
+	unsigned int max_sg;		/* scatterlist entries per direction */
 	u64 max_len;			/* largest request in bytes */
 	struct xo_stats __percpu *stats;
 };

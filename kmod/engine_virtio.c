@@ -30,6 +30,8 @@
 
 #define XOV_CTRL_TIMEOUT	(5 * HZ)
 #define XOV_MAX_DATAQ		(XO_MAX_VQS - 1)
+/* Entries per direction: a 1 MiB request in 4 KiB pages. */
+#define XOV_MAX_SG		256U
 
 /*
  * Per-request descriptors, carved out of xo_job.priv. The request header
@@ -463,6 +465,9 @@ static int xov_find_vqs(struct xov_dev *xd)
 		}
 	}
 	xd->ctrlq = a->vqs[xd->nr_dataq];
+	/* Header and status take one descriptor each; src and dst the rest. */
+	xd->eng.max_sg = min(XOV_MAX_SG,
+			     (virtqueue_get_vring_size(a->vqs[0]) - 2) / 2);
 out:
 	kfree(a);
 	return ret;

@@ -253,19 +253,34 @@ static void xo_job_done(struct xo_job *job, int err)
 }
 
 /*
- * Exactly @len bytes of @sg as an end-marked list: @sg itself when it fits,
- * else a copy of its entries in @out; NULL when more than XO_JOB_MAX_SG entries
- * are needed.
+ * Exactly @len bytes of @sg as an end-marked list of non-empty entries: @sg
+ * itself when it already is one (of at most @max_direct entries), else a
+ * trimmed copy of its entries in @out; NULL when that needs more than
+ * XO_JOB_MAX_SG entries.
  */
 static struct scatterlist *xo_map_sg(struct scatterlist *sg,
-				     struct scatterlist *out, unsigned int len)
+				     struct scatterlist *out, unsigned int len,
+				     unsigned int max_direct)
 {
 	struct scatterlist *s;
 	unsigned int n = 0, left = len;
 
 	if (sg_is_last(sg) && sg->length == len)
 		return sg;
+	for (s = sg; s && s->length && s->length <= left; s = sg_next(s)) {
+		left -= s->length;
+		if (++n > max_direct)
+			break;
+		if (!left) {
+			if (sg_is_last(s))
+				return sg;
+			break;
+		}
+	}
+
 	/* Devices reject zero-length descriptors: leave such entries out. */
+	n = 0;
+	left = len;
 	for (s = sg; s && left; s = sg_next(s)) {
 		if (!s->length)
 			continue;
@@ -321,9 +336,9 @@ static noinline int xo_offload(struct skcipher_request *req,
 		*why = XO_STAT_FB_LENGTH;
 		goto out;
 	}
-	job->src = xo_map_sg(req->src, rctx->src, len);
+	job->src = xo_map_sg(req->src, rctx->src, len, eng->max_sg);
 	job->dst = req->dst == req->src ? job->src :
-		   xo_map_sg(req->dst, rctx->dst, len);
+		   xo_map_sg(req->dst, rctx->dst, len, eng->max_sg);
 	if (!job->src || !job->dst) {
 		*why = XO_STAT_FB_LAYOUT;
 		goto out;
