@@ -3,7 +3,7 @@
 # driver in the same boot; --compare-cryptsetup ratio; engine share; JSON
 # carries the table's figures; exit codes of bad input.
 # The [0.8, 1.25] bound of the cryptsetup ratio holds in the deterministic
-# mode (run-guest.py --icount --append fdekit.icount): both tools run the
+# mode (run-guest.py --icount, which adds fdekit.icount): both tools run the
 # same kernel code, so they must agree. Under plain TCG guest time follows
 # the host's load, and only a loose bound is checked (named as such).
 . "$(dirname "$0")/lib.sh"

@@ -212,7 +212,10 @@ def qemu_command(args, kernel, initrd, sock, disks):
 	       '-m', args.mem, '-smp', str(args.smp),
 	       '-nographic', '-no-reboot', '-nodefaults',
 	       '-kernel', kernel, '-initrd', initrd,
-	       '-append', 'console=ttyS0 panic=-1 quiet ' + args.append,
+	       # fdekit.icount tells guest scripts that guest time is
+	       # deterministic (tight bounds on measured ratios apply).
+	       '-append', 'console=ttyS0 panic=-1 quiet ' +
+	       ('fdekit.icount ' if args.icount else '') + args.append,
 	       '-serial', 'stdio',
 	       '-chardev', f'socket,id=tap,path={sock}',
 	       '-serial', 'chardev:tap',
