@@ -78,6 +78,27 @@ crypto_field() {
 	' /proc/crypto
 }
 
+# xo_selftest: the selftest field of the skcipher entry xts_offload
+# registered (not a larval entry of the same driver name, which 6.12 shows
+# while the self-test still runs).
+xo_selftest() {
+	awk '
+		function flush() {
+			if (drv == "xts-aes-offload" && mod == "xts_offload" && type == "skcipher")
+				print st
+			drv = mod = st = type = ""
+		}
+		/^$/ { flush(); next }
+		$1 == "driver" { drv = $3 } $1 == "module" { mod = $3 }
+		$1 == "selftest" { st = $3 } $1 == "type" { type = $3 }
+		END { flush() }
+	' /proc/crypto | head -n 1
+}
+
+xo_selftest_done() {
+	[ -n "$(xo_selftest)" ] && [ "$(xo_selftest)" != unknown ]
+}
+
 # Everything read back must come from the device, not the page cache.
 drop_caches() {
 	sync
