@@ -10,24 +10,6 @@
 
 #include "sedsim-internal.h"
 
-static void be16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void be32(uint8_t *p, uint32_t v)
-{
-	be16(p, (uint16_t)(v >> 16));
-	be16(p + 2, (uint16_t)v);
-}
-
-static void be64(uint8_t *p, uint64_t v)
-{
-	be32(p, (uint32_t)(v >> 32));
-	be32(p + 4, (uint32_t)v);
-}
-
 static uint8_t *feature(uint8_t *p, uint16_t code, uint8_t version, uint8_t len)
 {
 	be16(p, code);

@@ -19,24 +19,6 @@ enum {
 	KEY_DATA_PROTECT = 0x07,
 };
 
-static void be16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void be32(uint8_t *p, uint32_t v)
-{
-	be16(p, (uint16_t)(v >> 16));
-	be16(p + 2, (uint16_t)v);
-}
-
-static void be64(uint8_t *p, uint64_t v)
-{
-	be32(p, (uint32_t)(v >> 32));
-	be32(p + 4, (uint32_t)v);
-}
-
 static uint32_t get_be32(const uint8_t *p)
 {
 	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];

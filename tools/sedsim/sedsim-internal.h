@@ -5,6 +5,25 @@
 
 #include "sedsim.h"
 
+/* Big-endian stores, as SCSI and TCG structures want them. */
+static inline void be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void be32(uint8_t *p, uint32_t v)
+{
+	be16(p, (uint16_t)(v >> 16));
+	be16(p + 2, (uint16_t)v);
+}
+
+static inline void be64(uint8_t *p, uint64_t v)
+{
+	be32(p, (uint32_t)(v >> 32));
+	be32(p + 4, (uint32_t)v);
+}
+
 #define SEDSIM_MAGIC "FDKSSIM1"
 #define SEDSIM_KEY_LEN 64	/* AES-256-XTS: two 256-bit keys */
 
