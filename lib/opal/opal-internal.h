@@ -14,7 +14,34 @@ struct opal_dev {
 	bool have_disc;
 	struct opal_discovery disc;
 	uint32_t next_hsn;
+	/* Communication limits: the Opal SSC minimum until Properties says more. */
+	bool have_props;	/* Properties exchanged, or refused by the TPer */
+	size_t send_max;	/* largest ComPacket (IF-SEND transfer) we send */
+	size_t reply_max;	/* largest ComPacket the TPer will answer with */
+	size_t token_max;	/* largest single token (header included) we send */
 };
+
+/* Opal SSC minimum sizes (4.1.1.1): every Opal TPer takes them. */
+#define OPAL_MIN_COMPACKET OPAL_IO_BUFFER
+#define OPAL_MIN_IND_TOKEN (OPAL_IO_BUFFER - OPAL_FRAME_HDRS)
+/* What the Core Spec lets a host assume of any TPer before Properties. */
+#define OPAL_CORE_INITIAL_COMPACKET 1024
+
+int opal_ensure_comid(struct opal_dev *dev);
+/*
+ * Send one payload in a ComPacket (an IF-SEND transfer of xfer bytes, at
+ * most OPAL_IO_BUFFER) and wait for the reply's payload.
+ */
+int opal_exchange(struct opal_dev *dev, size_t xfer, uint32_t tsn, uint32_t hsn,
+		  const uint8_t *payload, size_t len, struct opal_resp *r);
+/* Adopt the limits of a Properties reply (properties.c). */
+void opal_dev_apply_props(struct opal_dev *dev, const struct opal_props *p);
+/*
+ * Largest byte atom (data bytes) that fits in a call of s, or in its reply,
+ * next to overhead bytes of other tokens; 0 when nothing fits.
+ */
+size_t opal_session_call_room(const struct opal_session *s, size_t overhead);
+size_t opal_session_reply_room(const struct opal_session *s, size_t overhead);
 
 /* Parse r->raw into tokens, find the results list and the method status. */
 int opal_resp_parse(struct opal_resp *r);

@@ -5,7 +5,7 @@
  * Layers, bottom to top:
  *   transport  (struct opal_transport_ops: IF-SEND / IF-RECV, or kernel ioctls)
  *   stream     (token encoder/decoder, ComPacket/Packet/SubPacket framing)
- *   session    (StartSession/SyncSession, method calls, end of session)
+ *   session    (Properties, StartSession/SyncSession, method calls, end of session)
  *   operations (take ownership, activate, ranges, lock/unlock, MBR, revert, ...)
  *
  * The token and framing layers are shared with the device side (sedsim).
@@ -51,6 +51,7 @@ enum opal_status {
 	OPAL_ERR_INVAL,			/* bad argument from the caller */
 	OPAL_ERR_NOMEM,
 	OPAL_ERR_NOT_OPAL,		/* no Opal SSC in Level 0 Discovery */
+	OPAL_ERR_TOO_LARGE,		/* call larger than the TPer accepts: not sent */
 };
 
 /* "authentication failed", "malformed response", ... never NULL. */
@@ -334,6 +335,98 @@ struct opal_key {
 /* sedutil-cli's PIN: PBKDF2-HMAC-SHA1(password, serial[20], 75000) -> 32 bytes. */
 int opal_hash_sedutil(const uint8_t *pw, size_t pwlen, const char serial[OPAL_SERIAL_MAX],
 		      uint8_t out[32]);
+
+/* ---------------------------------------------------------- properties */
+
+/*
+ * Session Manager Properties (Core Spec 5.2.2.1): what the TPer can receive
+ * and send, and which of the host's proposed limits it will use. The
+ * session layer exchanges them once per device, before the first session,
+ * and from then on sends no ComPacket, and no token, larger than the TPer
+ * accepts; a TPer that refuses Properties gets the Opal SSC minimum sizes
+ * (2048-byte ComPackets).
+ */
+enum opal_prop {
+	OPAL_PROP_MAX_COMPACKET_SIZE,
+	OPAL_PROP_MAX_RESPONSE_COMPACKET_SIZE,
+	OPAL_PROP_MAX_PACKET_SIZE,
+	OPAL_PROP_MAX_IND_TOKEN_SIZE,
+	OPAL_PROP_MAX_AGG_TOKEN_SIZE,
+	OPAL_PROP_MAX_PACKETS,
+	OPAL_PROP_MAX_SUBPACKETS,
+	OPAL_PROP_MAX_METHODS,
+	OPAL_PROP_MAX_SESSIONS,
+	OPAL_PROP_MAX_READ_SESSIONS,
+	OPAL_PROP_MAX_AUTHENTICATIONS,
+	OPAL_PROP_MAX_TRANSACTION_LIMIT,
+	OPAL_PROP_DEF_SESSION_TIMEOUT,
+	OPAL_PROP_MAX_SESSION_TIMEOUT,
+	OPAL_PROP_MIN_SESSION_TIMEOUT,
+	OPAL_PROP_DEF_TRANS_TIMEOUT,
+	OPAL_PROP_MAX_TRANS_TIMEOUT,
+	OPAL_PROP_MIN_TRANS_TIMEOUT,
+	OPAL_PROP_MAX_COMID_TIME,
+	OPAL_PROP_CONTINUED_TOKENS,
+	OPAL_PROP_SEQUENCE_NUMBERS,
+	OPAL_PROP_ACK_NAK,
+	OPAL_PROP_ASYNCHRONOUS,
+	OPAL_PROP_KNOWN,	/* how many names this library knows */
+};
+
+/* The name on the wire ("MaxComPacketSize"), or NULL outside the enum. */
+const char *opal_prop_name(enum opal_prop p);
+
+/* Limits of a reply: more pairs in one list, or a longer name, is malformed. */
+#define OPAL_PROPS_MAX 48
+#define OPAL_PROP_NAME_MAX 32
+
+struct opal_prop_pair {
+	char name[OPAL_PROP_NAME_MAX + 1];	/* printable ASCII, NUL-terminated */
+	uint64_t value;
+};
+
+/* One list of properties: every pair in the TPer's order, known names by index. */
+struct opal_prop_list {
+	size_t n;
+	struct opal_prop_pair pair[OPAL_PROPS_MAX];
+	uint64_t value[OPAL_PROP_KNOWN];
+	uint32_t present;	/* bit p set: value[p] came in the list */
+};
+
+/* A known property from the list: false when the TPer did not report it. */
+bool opal_prop_get(const struct opal_prop_list *l, enum opal_prop p, uint64_t *v);
+
+struct opal_props {
+	struct opal_prop_list tper;
+	bool have_host;			/* the reply carried HostProperties */
+	struct opal_prop_list host;	/* the host limits the TPer will use */
+};
+
+/* What the host proposes; 0 leaves a property out, all 0 sends no HostProperties. */
+struct opal_host_props {
+	uint32_t max_compacket_size;
+	uint32_t max_response_compacket_size;
+	uint32_t max_packet_size;
+	uint32_t max_ind_token_size;
+	uint32_t max_packets;
+	uint32_t max_subpackets;
+	uint32_t max_methods;
+};
+
+/* This library's receive limits: one OPAL_IO_BUFFER ComPacket, one method. */
+extern const struct opal_host_props OPAL_HOST_PROPS_DEFAULT;
+
+/*
+ * SMUID.Properties[HostProperties = host] (host NULL: the default). On
+ * success the session layer of dev adopts the limits of the reply. Returns
+ * the method status when the TPer refuses, OPAL_ERR_PROTOCOL for a
+ * malformed reply, OPAL_ERR_INVAL when host proposes more than this library
+ * can receive.
+ */
+int opal_properties(struct opal_dev *dev, const struct opal_host_props *host,
+		    struct opal_props *out);
+/* Parse the token payload of a Properties reply (also the fuzz target). */
+int opal_properties_parse(const uint8_t *buf, size_t len, struct opal_props *out);
 
 /* ------------------------------------------------------------ sessions */
 

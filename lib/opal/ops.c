@@ -6,8 +6,22 @@
 #include "opal.h"
 #include "opal-internal.h"
 
-/* Largest byte-table chunk per Set/Get so a call fits in one ComPacket. */
+/*
+ * Byte-table chunk per Set/Get: at most TABLE_CHUNK, less when the TPer's
+ * limits (Properties) leave less room next to the rest of the call or reply.
+ */
 #define TABLE_CHUNK 1024
+/* Set[Where = offset, Values = bytes] without the bytes atom, rounded up. */
+#define TABLE_SET_OVERHEAD 48
+/* [ bytes ] and the status list of a Get reply, without the atom, rounded up. */
+#define TABLE_GET_REPLY_OVERHEAD 16
+
+static size_t table_chunk(size_t len, size_t room)
+{
+	size_t n = len < TABLE_CHUNK ? len : TABLE_CHUNK;
+
+	return n < room ? n : room;
+}
 
 static opal_uid authority(unsigned who)
 {
@@ -265,10 +279,11 @@ static int table_write(struct opal_session *s, const opal_uid *table, uint64_t o
 {
 	uint8_t mem[OPAL_IO_BUFFER];
 	struct opal_buf b;
-	int rc = 0;
+	size_t room = opal_session_call_room(s, TABLE_SET_OVERHEAD);
+	int rc = room ? 0 : OPAL_ERR_TOO_LARGE;
 
 	while (!rc && len) {
-		size_t n = len < TABLE_CHUNK ? len : TABLE_CHUNK;
+		size_t n = table_chunk(len, room);
 
 		opal_buf_init(&b, mem, sizeof(mem));
 		opal_put_call_begin(&b, table, &OPAL_M_SET);
@@ -296,12 +311,13 @@ static int table_read(struct opal_session *s, const opal_uid *table, uint64_t of
 	uint8_t mem[256];
 	struct opal_buf b;
 	struct opal_resp *r = calloc(1, sizeof(*r));
-	int rc = 0;
+	size_t room = opal_session_reply_room(s, TABLE_GET_REPLY_OVERHEAD);
+	int rc = room ? 0 : OPAL_ERR_TOO_LARGE;
 
 	if (!r)
 		return OPAL_ERR_NOMEM;
 	while (!rc && len) {
-		size_t n = len < TABLE_CHUNK ? len : TABLE_CHUNK;
+		size_t n = table_chunk(len, room);
 		const struct opal_token *t;
 
 		opal_buf_init(&b, mem, sizeof(mem));

@@ -36,6 +36,9 @@ struct opal_dev *opal_dev_new(const struct opal_transport_ops *ops, void *ctx)
 	dev->ctx = ctx;
 	dev->timeout_ms = DEFAULT_TIMEOUT_MS;
 	dev->next_hsn = FIRST_HSN;
+	dev->send_max = OPAL_MIN_COMPACKET;
+	dev->reply_max = OPAL_MIN_COMPACKET;
+	dev->token_max = OPAL_MIN_IND_TOKEN;
 	return dev;
 }
 
@@ -138,7 +141,7 @@ int opal_discovery0(struct opal_dev *dev, struct opal_discovery *d)
 	return 0;
 }
 
-static int ensure_comid(struct opal_dev *dev)
+int opal_ensure_comid(struct opal_dev *dev)
 {
 	struct opal_discovery d;
 
@@ -196,9 +199,39 @@ int opal_resp_parse(struct opal_resp *r)
 	return 0;
 }
 
-/* Send one payload in a ComPacket and wait for the reply's payload. */
-static int exchange(struct opal_dev *dev, uint32_t tsn, uint32_t hsn, const uint8_t *payload,
-		    size_t len, struct opal_resp *r)
+/*
+ * The largest token in a token stream, header included. Our own encoder
+ * wrote the stream, so a malformed atom is not expected: it counts as the
+ * whole rest of the stream.
+ */
+static size_t largest_token(const uint8_t *p, size_t len)
+{
+	size_t i = 0, max = 0;
+
+	while (i < len) {
+		uint8_t h = p[i];
+		size_t n;
+
+		if (h < 0x80 || h >= 0xe4)
+			n = 1;				/* tiny atom or control token */
+		else if (h < 0xc0)
+			n = 1 + (h & 0x0f);		/* short atom */
+		else if (h < 0xe0)
+			n = len - i < 2 ? len - i : 2 + (((size_t)(h & 0x07) << 8) | p[i + 1]);
+		else
+			n = len - i < 4 ? len - i :
+			    4 + (((size_t)p[i + 1] << 16) | ((size_t)p[i + 2] << 8) | p[i + 3]);
+		if (n > len - i)
+			n = len - i;
+		if (n > max)
+			max = n;
+		i += n;
+	}
+	return max;
+}
+
+int opal_exchange(struct opal_dev *dev, size_t xfer, uint32_t tsn, uint32_t hsn,
+		  const uint8_t *payload, size_t len, struct opal_resp *r)
 {
 	uint8_t io[OPAL_IO_BUFFER];
 	struct opal_frame f = { 0 };
@@ -206,12 +239,19 @@ static int exchange(struct opal_dev *dev, uint32_t tsn, uint32_t hsn, const uint
 	unsigned int nap_us = 100;
 	int rc;
 
+	if (xfer > sizeof(io))
+		return OPAL_ERR_INVAL;
+	/* Never hand the TPer more than it said it can take. */
+	if (len > xfer || OPAL_FRAME_HDRS + ((len + 3) & ~(size_t)3) > xfer ||
+	    largest_token(payload, len) > dev->token_max)
+		return OPAL_ERR_TOO_LARGE;
 	f.comid = dev->comid;
 	f.tsn = tsn;
 	f.hsn = hsn;
-	if (!opal_frame_build(io, sizeof(io), &f, payload, len))
+	memset(io, 0, xfer);	/* the transfer's padding carries no stale stack */
+	if (!opal_frame_build(io, xfer, &f, payload, len))
 		return OPAL_ERR_INVAL;
-	rc = tp_send(dev, TCG_PROTOCOL_1, dev->comid, io, sizeof(io));
+	rc = tp_send(dev, TCG_PROTOCOL_1, dev->comid, io, xfer);
 	if (rc)
 		return rc;
 	deadline = now_ms() + dev->timeout_ms;
@@ -245,6 +285,29 @@ static int exchange(struct opal_dev *dev, uint32_t tsn, uint32_t hsn, const uint
 	}
 }
 
+/*
+ * Properties once per device. A TPer that refuses them, or answers out of
+ * spec, keeps the Opal minimum sizes; a device that does not answer at all
+ * fails here as it would at StartSession.
+ */
+static int ensure_props(struct opal_dev *dev)
+{
+	struct opal_props *p;
+	int rc;
+
+	if (dev->have_props)
+		return 0;
+	p = malloc(sizeof(*p));
+	if (!p)
+		return OPAL_ERR_NOMEM;
+	rc = opal_properties(dev, NULL, p);
+	free(p);
+	if (rc && rc != OPAL_ERR_PROTOCOL && !(rc > 0 && rc <= OPAL_ST_FAIL))
+		return rc;
+	dev->have_props = true;
+	return 0;
+}
+
 int opal_start_session(struct opal_dev *dev, const opal_uid *sp, const opal_uid *auth,
 		       const struct opal_key *key, bool write, struct opal_session **out)
 {
@@ -257,7 +320,9 @@ int opal_start_session(struct opal_dev *dev, const opal_uid *sp, const opal_uid 
 	int rc;
 
 	*out = NULL;
-	rc = ensure_comid(dev);
+	rc = opal_ensure_comid(dev);
+	if (!rc)
+		rc = ensure_props(dev);
 	if (rc)
 		return rc;
 	r = calloc(1, sizeof(*r));
@@ -284,7 +349,7 @@ int opal_start_session(struct opal_dev *dev, const opal_uid *sp, const opal_uid 
 		rc = OPAL_ERR_INVAL;
 		goto out;
 	}
-	rc = exchange(dev, 0, 0, b.data, b.len, r);
+	rc = opal_exchange(dev, dev->send_max, 0, 0, b.data, b.len, r);
 	if (rc)
 		goto out;
 	rc = opal_resp_parse(r);
@@ -327,7 +392,8 @@ int opal_end_session(struct opal_session *s)
 	if (!s)
 		return 0;
 	r = calloc(1, sizeof(*r));
-	rc = r ? exchange(s->dev, s->tsn, s->hsn, &eos, 1, r) : OPAL_ERR_NOMEM;
+	rc = r ? opal_exchange(s->dev, s->dev->send_max, s->tsn, s->hsn, &eos, 1, r) :
+		 OPAL_ERR_NOMEM;
 	if (!rc && (r->raw_len < 1 || r->raw[0] != OPAL_TOK_ENDOFSESSION))
 		rc = OPAL_ERR_PROTOCOL;
 	free(r);
@@ -341,7 +407,7 @@ int opal_session_call(struct opal_session *s, struct opal_buf *b, struct opal_re
 
 	if (b->overflow)
 		return OPAL_ERR_INVAL;
-	rc = exchange(s->dev, s->tsn, s->hsn, b->data, b->len, r);
+	rc = opal_exchange(s->dev, s->dev->send_max, s->tsn, s->hsn, b->data, b->len, r);
 	if (rc)
 		return rc;
 	rc = opal_resp_parse(r);
@@ -539,4 +605,26 @@ int opal_set_column_bytes(struct opal_session *s, const opal_uid *obj, unsigned 
 void opal_session_drop(struct opal_session *s)
 {
 	free(s);
+}
+
+/* Room in a ComPacket of max bytes for a byte atom next to overhead bytes. */
+static size_t atom_room(size_t max, size_t overhead)
+{
+	/* Frame headers, payload padding, other tokens, the atom's header. */
+	size_t fixed = OPAL_FRAME_HDRS + 3 + overhead + 4;
+
+	return max > fixed ? max - fixed : 0;
+}
+
+size_t opal_session_call_room(const struct opal_session *s, size_t overhead)
+{
+	size_t room = atom_room(s->dev->send_max, overhead);
+	size_t token = s->dev->token_max > 4 ? s->dev->token_max - 4 : 0;
+
+	return room < token ? room : token;
+}
+
+size_t opal_session_reply_room(const struct opal_session *s, size_t overhead)
+{
+	return atom_room(s->dev->reply_max, overhead);
 }

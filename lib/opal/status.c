@@ -30,6 +30,7 @@ const char *opal_strerror(int err)
 	case OPAL_ERR_INVAL: return "invalid argument";
 	case OPAL_ERR_NOMEM: return "out of memory";
 	case OPAL_ERR_NOT_OPAL: return "not an Opal drive (no Opal SSC in Level 0 Discovery)";
+	case OPAL_ERR_TOO_LARGE: return "call larger than the drive accepts (its MaxComPacketSize or MaxIndTokenSize): not sent";
 	default: return "unknown status";
 	}
 }

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -310,6 +311,219 @@ static void test_resp_parse(void **state)
 	test_free(r);
 }
 
+/* ------------------------------------------------- Properties replies */
+
+struct pp {
+	const char *name;
+	uint64_t v;
+};
+
+static void put_pairs(struct opal_buf *b, const struct pp *p, size_t n)
+{
+	opal_put_control(b, OPAL_TOK_STARTLIST);
+	for (size_t i = 0; i < n; i++) {
+		opal_put_control(b, OPAL_TOK_STARTNAME);
+		opal_put_bytes(b, p[i].name, strlen(p[i].name));
+		opal_put_uint(b, p[i].v);
+		opal_put_control(b, OPAL_TOK_ENDNAME);
+	}
+	opal_put_control(b, OPAL_TOK_ENDLIST);
+}
+
+static const struct pp TPER_PROPS[] = {
+	{ "MaxComPacketSize", 65536 }, { "MaxResponseComPacketSize", 16384 },
+	{ "MaxPacketSize", 65516 }, { "MaxIndTokenSize", 65480 }, { "MaxPackets", 1 },
+	{ "MaxSubpackets", 1 }, { "MaxMethods", 1 }, { "MaxSessions", 4 },
+	{ "MaxReadSessions", 2 }, { "MaxAuthentications", 8 }, { "MaxTransactionLimit", 1 },
+	{ "DefSessionTimeout", 0 }, { "MaxSessionTimeout", 3600000 },
+	{ "MinSessionTimeout", 1000 }, { "VendorQuirk", 7 },
+};
+
+/* F8 SMUID Properties F0 [tper] (host_name [host])? F1 EOD [status] */
+static size_t props_reply(uint8_t *mem, size_t cap, const struct pp *t, size_t nt,
+			  const char *host_name, const struct pp *h, size_t nh)
+{
+	struct opal_buf b;
+
+	opal_buf_init(&b, mem, cap);
+	opal_put_call_begin(&b, &OPAL_UID_SMUID, &OPAL_M_PROPERTIES);
+	put_pairs(&b, t, nt);
+	if (h) {
+		opal_put_control(&b, OPAL_TOK_STARTNAME);
+		if (host_name)
+			opal_put_bytes(&b, host_name, strlen(host_name));
+		else
+			opal_put_uint(&b, 0);
+		put_pairs(&b, h, nh);
+		opal_put_control(&b, OPAL_TOK_ENDNAME);
+	}
+	opal_put_call_end(&b, 0);
+	assert_false(b.overflow);
+	return b.len;
+}
+
+static void test_properties_parse(void **state)
+{
+	static const struct pp host[] = { { "MaxComPacketSize", 2048 }, { "MaxPackets", 1 } };
+	const size_t nt = sizeof(TPER_PROPS) / sizeof(TPER_PROPS[0]);
+	struct opal_props *p = test_calloc(1, sizeof(*p));
+	uint8_t mem[2048];
+	uint64_t v;
+	size_t n;
+
+	(void)state;
+	assert_string_equal(opal_prop_name(OPAL_PROP_MAX_IND_TOKEN_SIZE), "MaxIndTokenSize");
+	assert_null(opal_prop_name(OPAL_PROP_KNOWN));
+	/* TPer list and the HostProperties echo (Core encoding: name 0). */
+	n = props_reply(mem, sizeof(mem), TPER_PROPS, nt, NULL, host, 2);
+	assert_int_equal(opal_properties_parse(mem, n, p), 0);
+	assert_int_equal(p->tper.n, nt);
+	assert_true(opal_prop_get(&p->tper, OPAL_PROP_MAX_COMPACKET_SIZE, &v));
+	assert_int_equal(v, 65536);
+	assert_true(opal_prop_get(&p->tper, OPAL_PROP_MAX_RESPONSE_COMPACKET_SIZE, &v));
+	assert_int_equal(v, 16384);
+	assert_true(opal_prop_get(&p->tper, OPAL_PROP_MAX_SESSION_TIMEOUT, &v));
+	assert_int_equal(v, 3600000);
+	assert_true(opal_prop_get(&p->tper, OPAL_PROP_DEF_SESSION_TIMEOUT, &v));
+	assert_int_equal(v, 0);
+	assert_false(opal_prop_get(&p->tper, OPAL_PROP_MAX_COMID_TIME, &v));
+	/* An unknown name is kept as a pair, in order, and is no error. */
+	assert_string_equal(p->tper.pair[nt - 1].name, "VendorQuirk");
+	assert_int_equal(p->tper.pair[nt - 1].value, 7);
+	assert_true(p->have_host);
+	assert_int_equal(p->host.n, 2);
+	assert_true(opal_prop_get(&p->host, OPAL_PROP_MAX_COMPACKET_SIZE, &v));
+	assert_int_equal(v, 2048);
+	assert_false(opal_prop_get(&p->host, OPAL_PROP_MAX_METHODS, &v));
+	/* The string name older TPers use for the optional parameter. */
+	n = props_reply(mem, sizeof(mem), TPER_PROPS, nt, "HostProperties", host, 2);
+	assert_int_equal(opal_properties_parse(mem, n, p), 0);
+	assert_true(p->have_host);
+	/* No HostProperties at all. */
+	n = props_reply(mem, sizeof(mem), TPER_PROPS, nt, NULL, NULL, 0);
+	assert_int_equal(opal_properties_parse(mem, n, p), 0);
+	assert_false(p->have_host);
+	assert_int_equal(p->host.n, 0);
+	assert_int_equal(p->tper.n, nt);
+	/* A refusal comes back as the method status. */
+	{
+		struct opal_buf b;
+
+		opal_buf_init(&b, mem, sizeof(mem));
+		opal_put_control(&b, OPAL_TOK_STARTLIST);	/* [ ] EOD [ 0x0c 0 0 ] */
+		opal_put_call_end(&b, OPAL_ST_INVALID_PARAMETER);
+		assert_int_equal(opal_properties_parse(mem, b.len, p), OPAL_ST_INVALID_PARAMETER);
+	}
+	test_free(p);
+}
+
+static void test_properties_malformed(void **state)
+{
+	const size_t nt = sizeof(TPER_PROPS) / sizeof(TPER_PROPS[0]);
+	static const struct pp host[] = { { "MaxComPacketSize", 2048 } };
+	struct opal_props *p = test_calloc(1, sizeof(*p));
+	struct pp many[OPAL_PROPS_MAX + 1];
+	char names[OPAL_PROPS_MAX + 1][8];
+	uint8_t mem[2048];
+	size_t n, i;
+
+	(void)state;
+	n = props_reply(mem, sizeof(mem), TPER_PROPS, nt, NULL, host, 1);
+	assert_int_equal(opal_properties_parse(mem, n, p), 0);
+	/* Truncated anywhere: malformed, and nothing is left half-filled. */
+	for (i = 0; i < n; i++) {
+		assert_int_equal(opal_properties_parse(mem, i, p), OPAL_ERR_PROTOCOL);
+		assert_int_equal(p->tper.n, 0);
+	}
+	/* A value that is not an unsigned integer (bytes "2048"). */
+	{
+		struct opal_buf b;
+
+		opal_buf_init(&b, mem, sizeof(mem));
+		opal_put_call_begin(&b, &OPAL_UID_SMUID, &OPAL_M_PROPERTIES);
+		opal_put_control(&b, OPAL_TOK_STARTLIST);
+		opal_put_control(&b, OPAL_TOK_STARTNAME);
+		opal_put_bytes(&b, "MaxComPacketSize", 16);
+		opal_put_bytes(&b, "2048", 4);
+		opal_put_control(&b, OPAL_TOK_ENDNAME);
+		opal_put_control(&b, OPAL_TOK_ENDLIST);
+		opal_put_call_end(&b, 0);
+		assert_int_equal(opal_properties_parse(mem, b.len, p), OPAL_ERR_PROTOCOL);
+		/* A name that is an integer instead of a string. */
+		opal_buf_init(&b, mem, sizeof(mem));
+		opal_put_call_begin(&b, &OPAL_UID_SMUID, &OPAL_M_PROPERTIES);
+		opal_put_control(&b, OPAL_TOK_STARTLIST);
+		opal_put_named_uint(&b, 1, 2048);
+		opal_put_control(&b, OPAL_TOK_ENDLIST);
+		opal_put_call_end(&b, 0);
+		assert_int_equal(opal_properties_parse(mem, b.len, p), OPAL_ERR_PROTOCOL);
+		/* A bare value in the list, not a name/value pair. */
+		opal_buf_init(&b, mem, sizeof(mem));
+		opal_put_call_begin(&b, &OPAL_UID_SMUID, &OPAL_M_PROPERTIES);
+		opal_put_control(&b, OPAL_TOK_STARTLIST);
+		opal_put_uint(&b, 2048);
+		opal_put_control(&b, OPAL_TOK_ENDLIST);
+		opal_put_call_end(&b, 0);
+		assert_int_equal(opal_properties_parse(mem, b.len, p), OPAL_ERR_PROTOCOL);
+		/* The reply of another method. */
+		opal_buf_init(&b, mem, sizeof(mem));
+		opal_put_call_begin(&b, &OPAL_UID_SMUID, &OPAL_M_SYNCSESSION);
+		put_pairs(&b, TPER_PROPS, nt);
+		opal_put_call_end(&b, 0);
+		assert_int_equal(opal_properties_parse(mem, b.len, p), OPAL_ERR_PROTOCOL);
+		/* No TPer list, and a results list without the call header. */
+		opal_buf_init(&b, mem, sizeof(mem));
+		opal_put_call_begin(&b, &OPAL_UID_SMUID, &OPAL_M_PROPERTIES);
+		opal_put_call_end(&b, 0);
+		assert_int_equal(opal_properties_parse(mem, b.len, p), OPAL_ERR_PROTOCOL);
+		opal_buf_init(&b, mem, sizeof(mem));
+		opal_put_control(&b, OPAL_TOK_STARTLIST);
+		put_pairs(&b, TPER_PROPS, nt);
+		opal_put_call_end(&b, 0);
+		assert_int_equal(opal_properties_parse(mem, b.len, p), OPAL_ERR_PROTOCOL);
+	}
+	/* HostProperties under another name, and a trailing extra parameter. */
+	n = props_reply(mem, sizeof(mem), TPER_PROPS, nt, "Hostproperties", host, 1);
+	assert_int_equal(opal_properties_parse(mem, n, p), OPAL_ERR_PROTOCOL);
+	n = props_reply(mem, sizeof(mem), TPER_PROPS, 2, NULL, host, 1);
+	memmove(mem + n - 6, mem + n - 7, 7);	/* a 0 before the results' ENDLIST */
+	mem[n - 7] = 0;
+	assert_int_equal(opal_properties_parse(mem, n + 1, p), OPAL_ERR_PROTOCOL);
+	/* Oversized: a name longer than OPAL_PROP_NAME_MAX, one that is empty
+	 * or unprintable, more pairs than OPAL_PROPS_MAX, more than a ComPacket. */
+	{
+		char longname[OPAL_PROP_NAME_MAX + 2];
+		struct pp bad[1] = { { longname, 1 } };
+
+		memset(longname, 'N', sizeof(longname) - 1);
+		longname[sizeof(longname) - 1] = 0;
+		n = props_reply(mem, sizeof(mem), bad, 1, NULL, NULL, 0);
+		assert_int_equal(opal_properties_parse(mem, n, p), OPAL_ERR_PROTOCOL);
+		longname[OPAL_PROP_NAME_MAX] = 0;	/* exactly the limit: fine */
+		n = props_reply(mem, sizeof(mem), bad, 1, NULL, NULL, 0);
+		assert_int_equal(opal_properties_parse(mem, n, p), 0);
+		assert_int_equal(strlen(p->tper.pair[0].name), OPAL_PROP_NAME_MAX);
+		bad[0].name = "";
+		n = props_reply(mem, sizeof(mem), bad, 1, NULL, NULL, 0);
+		assert_int_equal(opal_properties_parse(mem, n, p), OPAL_ERR_PROTOCOL);
+		bad[0].name = "Max\nPackets";
+		n = props_reply(mem, sizeof(mem), bad, 1, NULL, NULL, 0);
+		assert_int_equal(opal_properties_parse(mem, n, p), OPAL_ERR_PROTOCOL);
+	}
+	for (i = 0; i <= OPAL_PROPS_MAX; i++) {
+		snprintf(names[i], sizeof(names[i]), "P%zu", i);
+		many[i].name = names[i];
+		many[i].v = i;
+	}
+	n = props_reply(mem, sizeof(mem), many, OPAL_PROPS_MAX, NULL, NULL, 0);
+	assert_int_equal(opal_properties_parse(mem, n, p), 0);
+	assert_int_equal(p->tper.n, OPAL_PROPS_MAX);
+	n = props_reply(mem, sizeof(mem), many, OPAL_PROPS_MAX + 1, NULL, NULL, 0);
+	assert_int_equal(opal_properties_parse(mem, n, p), OPAL_ERR_PROTOCOL);
+	assert_int_equal(opal_properties_parse(mem, OPAL_IO_BUFFER + 1, p), OPAL_ERR_PROTOCOL);
+	test_free(p);
+}
+
 static void test_sedutil_hash(void **state)
 {
 	/* References computed with Python's hashlib.pbkdf2_hmac('sha1', ...). */
@@ -350,6 +564,8 @@ int main(void)
 		cmocka_unit_test(test_frame),
 		cmocka_unit_test(test_discovery),
 		cmocka_unit_test(test_resp_parse),
+		cmocka_unit_test(test_properties_parse),
+		cmocka_unit_test(test_properties_malformed),
 		cmocka_unit_test(test_sedutil_hash),
 		cmocka_unit_test(test_strerror),
 	};

@@ -181,12 +181,29 @@ static void test_discover_status(void **state)
 
 	assert_int_equal(run(f, NULL, "discover", f->drive, NULL), EXIT_OK);
 	assert_non_null(strstr(f->out, "Opal 2"));
+	/* The TPer properties follow the Level 0 features. */
+	assert_non_null(strstr(f->out, "TPer properties:\n  MaxComPacketSize           2048\n"));
+	assert_true(strstr(f->out, "TPer properties:") > strstr(f->out, "DataStore:"));
+	assert_non_null(strstr(f->out, "  MaxIndTokenSize            1992\n"));
 	assert_int_equal(run(f, NULL, "--json", "discover", f->drive, NULL), EXIT_OK);
 	j = json_out(f);
 	assert_true(json_object_object_get_ex(j, "ssc", &v));
 	assert_string_equal(json_object_get_string(v), "Opal 2");
 	assert_true(json_object_object_get_ex(j, "locking_enabled", &v));
 	assert_false(json_object_get_boolean(v));
+	assert_true(json_object_object_get_ex(j, "properties", &v));
+	assert_true(json_object_is_type(v, json_type_object));
+	{
+		json_object *x;
+
+		assert_true(json_object_object_get_ex(v, "MaxComPacketSize", &x));
+		assert_int_equal(json_object_get_int64(x), 2048);
+		assert_true(json_object_object_get_ex(v, "MaxSessions", &x));
+		assert_int_equal(json_object_get_int64(x), 1);
+		assert_true(json_object_object_get_ex(j, "host_properties", &v));
+		assert_true(json_object_object_get_ex(v, "MaxPacketSize", &x));
+		assert_int_equal(json_object_get_int64(x), 2028);
+	}
 	json_object_put(j);
 
 	setup_drive(f);

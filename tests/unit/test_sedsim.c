@@ -2,9 +2,11 @@
 /*
  * lib/opal operations against the in-process sedsim drive: sessions,
  * ownership, activation, ranges, lock/unlock with real media I/O, TryLimit
- * lockout, LockOnReset, GenKey, MBR shadowing, DataStore, reverts, and the
- * NVMe transport through its libnvme seam.
+ * lockout, LockOnReset, GenKey, MBR shadowing, DataStore, reverts, the
+ * Properties exchange and the limits it sets, and the NVMe transport through
+ * its libnvme seam.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -428,6 +430,404 @@ static void test_state_persists(void **state)
 	opal_dev_free(dev2);
 }
 
+/* ------------------------------------------------------- Properties */
+
+/*
+ * A transport between lib/opal and the simulator that watches what the host
+ * sends (transfer sizes, token sizes, Properties calls) and can replace the
+ * TPer's Properties reply with a scripted one.
+ */
+struct spy {
+	struct sedsim *sim;
+	unsigned sends;
+	unsigned props_calls;
+	size_t max_send;		/* largest IF-SEND transfer */
+	size_t max_token;		/* largest token sent, header included */
+	bool props_pending;		/* the last send was SMUID.Properties */
+	const uint8_t *props_reply;	/* NULL: the simulator's own reply */
+	size_t props_reply_len;
+};
+
+static size_t token_size(const struct opal_token *t)
+{
+	if (t->type != OPAL_ATOM_BYTES)
+		return t->type == OPAL_ATOM_CONTROL ? 1 : 9;
+	return t->len + (t->len < 16 ? 1 : t->len < 2048 ? 2 : 4);
+}
+
+static int spy_send(void *ctx, uint8_t proto, uint16_t comid, const void *buf, size_t len)
+{
+	static struct opal_token tok[OPAL_MAX_TOKENS];
+	struct opal_tokens t = { tok, 0, OPAL_MAX_TOKENS };
+	struct spy *sp = ctx;
+	struct opal_frame f;
+
+	if (proto == 1 && comid == SEDSIM_BASE_COMID) {
+		sp->sends++;
+		if (len > sp->max_send)
+			sp->max_send = len;
+		assert_int_equal(opal_frame_parse(buf, len, &f), 0);
+		assert_int_equal(opal_tokens_parse(f.payload, f.payload_len, &t), 0);
+		for (size_t i = 0; i < t.n; i++)
+			if (token_size(&tok[i]) > sp->max_token)
+				sp->max_token = token_size(&tok[i]);
+		sp->props_pending = f.tsn == 0 && t.n > 2 && tok[2].type == OPAL_ATOM_BYTES &&
+				    tok[2].len == 8 && !memcmp(tok[2].bytes, OPAL_M_PROPERTIES.b, 8);
+		sp->props_calls += sp->props_pending;
+	}
+	return sedsim_if_send(sp->sim, proto, comid, buf, len);
+}
+
+static int spy_recv(void *ctx, uint8_t proto, uint16_t comid, void *buf, size_t len)
+{
+	struct spy *sp = ctx;
+	int rc = sedsim_if_recv(sp->sim, proto, comid, buf, len);
+
+	if (!rc && proto == 1 && comid == SEDSIM_BASE_COMID && sp->props_pending &&
+	    sp->props_reply) {
+		struct opal_frame f = { .comid = comid };
+
+		sp->props_pending = false;
+		memset(buf, 0, len);
+		assert_true(opal_frame_build(buf, len, &f, sp->props_reply, sp->props_reply_len) > 0);
+	}
+	return rc;
+}
+
+static const struct opal_transport_ops spy_ops = { "spy", spy_send, spy_recv, NULL, NULL };
+
+static struct opal_dev *spy_dev(struct spy *sp, struct sedsim *sim)
+{
+	struct opal_dev *dev;
+
+	memset(sp, 0, sizeof(*sp));
+	sp->sim = sim;
+	dev = opal_dev_new(&spy_ops, sp);
+	assert_non_null(dev);
+	opal_dev_set_timeout(dev, 2000);
+	return dev;
+}
+
+struct pp {
+	const char *name;
+	uint64_t v;
+};
+
+static void put_pairs(struct opal_buf *b, const struct pp *p, size_t n)
+{
+	opal_put_control(b, OPAL_TOK_STARTLIST);
+	for (size_t i = 0; i < n; i++) {
+		opal_put_control(b, OPAL_TOK_STARTNAME);
+		opal_put_bytes(b, p[i].name, strlen(p[i].name));
+		opal_put_uint(b, p[i].v);
+		opal_put_control(b, OPAL_TOK_ENDNAME);
+	}
+	opal_put_control(b, OPAL_TOK_ENDLIST);
+}
+
+/* A Properties reply with the TPer list t and, when h, the host echo h. */
+static size_t props_reply(uint8_t *mem, size_t cap, const struct pp *t, size_t nt,
+			  const struct pp *h, size_t nh)
+{
+	struct opal_buf b;
+
+	opal_buf_init(&b, mem, cap);
+	opal_put_call_begin(&b, &OPAL_UID_SMUID, &OPAL_M_PROPERTIES);
+	put_pairs(&b, t, nt);
+	if (h) {
+		opal_put_control(&b, OPAL_TOK_STARTNAME);
+		opal_put_uint(&b, 0);
+		put_pairs(&b, h, nh);
+		opal_put_control(&b, OPAL_TOK_ENDNAME);
+	}
+	opal_put_call_end(&b, 0);
+	assert_false(b.overflow);
+	return b.len;
+}
+
+static uint64_t prop(const struct opal_prop_list *l, enum opal_prop p)
+{
+	uint64_t v = UINT64_MAX;
+
+	if (!opal_prop_get(l, p, &v))
+		fail_msg("property %s missing", opal_prop_name(p));
+	return v;
+}
+
+static void test_properties_values(void **state)
+{
+	struct fx *f = *state;
+	struct opal_props *p = calloc(1, sizeof(*p));
+	const struct opal_host_props smaller = { 1536, 1536, 1516, 1480, 1, 1, 1 };
+	const struct opal_host_props no_host = { 0 };
+	const struct opal_host_props too_big = { .max_compacket_size = 4096 };
+
+	assert_non_null(p);
+	/* The simulator's real buffer sizes, and our proposal echoed back. */
+	assert_int_equal(opal_properties(f->dev, NULL, p), 0);
+	assert_int_equal(p->tper.n, 10);
+	assert_int_equal(prop(&p->tper, OPAL_PROP_MAX_COMPACKET_SIZE), OPAL_IO_BUFFER);
+	assert_int_equal(prop(&p->tper, OPAL_PROP_MAX_RESPONSE_COMPACKET_SIZE), OPAL_IO_BUFFER);
+	assert_int_equal(prop(&p->tper, OPAL_PROP_MAX_PACKET_SIZE), 2028);
+	assert_int_equal(prop(&p->tper, OPAL_PROP_MAX_IND_TOKEN_SIZE), 1992);
+	assert_int_equal(prop(&p->tper, OPAL_PROP_MAX_PACKETS), 1);
+	assert_int_equal(prop(&p->tper, OPAL_PROP_MAX_SUBPACKETS), 1);
+	assert_int_equal(prop(&p->tper, OPAL_PROP_MAX_METHODS), 1);
+	assert_int_equal(prop(&p->tper, OPAL_PROP_MAX_SESSIONS), 1);
+	assert_int_equal(prop(&p->tper, OPAL_PROP_MAX_AUTHENTICATIONS), 2);
+	assert_int_equal(prop(&p->tper, OPAL_PROP_MAX_TRANSACTION_LIMIT), 0);
+	assert_string_equal(p->tper.pair[0].name, "MaxComPacketSize");
+	assert_true(p->have_host);
+	assert_int_equal(p->host.n, 7);
+	assert_int_equal(prop(&p->host, OPAL_PROP_MAX_COMPACKET_SIZE), OPAL_IO_BUFFER);
+	assert_int_equal(prop(&p->host, OPAL_PROP_MAX_IND_TOKEN_SIZE), 1992);
+	assert_int_equal(prop(&p->host, OPAL_PROP_MAX_METHODS), 1);
+	/* The echo is min(host's proposal, the TPer's own)... */
+	assert_int_equal(opal_properties(f->dev, &smaller, p), 0);
+	assert_int_equal(prop(&p->host, OPAL_PROP_MAX_COMPACKET_SIZE), 1536);
+	assert_int_equal(prop(&p->host, OPAL_PROP_MAX_PACKET_SIZE), 1516);
+	assert_int_equal(prop(&p->host, OPAL_PROP_MAX_IND_TOKEN_SIZE), 1480);
+	assert_int_equal(prop(&p->tper, OPAL_PROP_MAX_COMPACKET_SIZE), OPAL_IO_BUFFER);
+	/* ... from both sides: a TPer with smaller buffers says so. */
+	assert_int_equal(sedsim_set_max_compacket(f->sim, 1024), 0);
+	assert_int_equal(opal_properties(f->dev, NULL, p), 0);
+	assert_int_equal(prop(&p->tper, OPAL_PROP_MAX_COMPACKET_SIZE), 1024);
+	assert_int_equal(prop(&p->tper, OPAL_PROP_MAX_IND_TOKEN_SIZE), 1024 - OPAL_FRAME_HDRS);
+	assert_int_equal(prop(&p->host, OPAL_PROP_MAX_COMPACKET_SIZE), 1024);
+	assert_int_equal(prop(&p->host, OPAL_PROP_MAX_PACKET_SIZE), 1004);
+	{
+		/* And means it: a larger IF-SEND transfer fails. */
+		uint8_t big[OPAL_IO_BUFFER] = { 0 };
+
+		assert_int_equal(sedsim_if_send(f->sim, 1, SEDSIM_BASE_COMID, big, 1025), -EINVAL);
+		assert_int_equal(sedsim_if_send(f->sim, 1, SEDSIM_BASE_COMID, big, 1024), 0);
+	}
+	assert_int_equal(sedsim_set_max_compacket(f->sim, OPAL_IO_BUFFER), 0);
+	/* No HostProperties proposed: the reply has none, and that is fine. */
+	assert_int_equal(opal_properties(f->dev, &no_host, p), 0);
+	assert_false(p->have_host);
+	assert_int_equal(p->host.n, 0);
+	assert_int_equal(p->tper.n, 10);
+	/* Proposing more than this library can receive is refused locally. */
+	assert_int_equal(opal_properties(f->dev, &too_big, p), OPAL_ERR_INVAL);
+	assert_int_equal(sedsim_set_max_compacket(f->sim, 512), -EINVAL);
+	free(p);
+}
+
+/* A TPer with 1 KiB buffers: big transfers are split, a call too big is not sent. */
+static void test_properties_small_tper(void **state)
+{
+	struct fx *f = *state;
+	uint8_t in[3000], out[3000], pin[1500];
+	opal_uid a1 = opal_uid_admin(1), c1 = opal_uid_c_pin_admin(1);
+	struct opal_session *s;
+	struct spy sp;
+	struct opal_dev *dev;
+	unsigned sends;
+
+	fill(in, sizeof(in), 9);
+	memset(pin, 'p', sizeof(pin));
+	assert_int_equal(sedsim_set_max_compacket(f->sim, 1024), 0);
+	dev = spy_dev(&sp, f->sim);
+	assert_int_equal(opal_take_ownership(dev, &KEY), 0);
+	assert_int_equal(opal_activate_locking_sp(dev, &KEY), 0);
+	assert_int_equal(opal_datastore_write(dev, &KEY, 7, in, sizeof(in)), 0);
+	assert_int_equal(opal_datastore_read(dev, &KEY, 7, out, sizeof(out)), 0);
+	assert_memory_equal(in, out, sizeof(in));
+	assert_int_equal(opal_mbr_write(dev, &KEY, 0, in, sizeof(in)), 0);
+	assert_int_equal(sp.props_calls, 1);	/* once per device */
+	assert_true(sp.max_send <= 1024);
+	assert_true(sp.max_send >= 512);
+	/* One token of 1500 bytes cannot fit: refused before anything is sent. */
+	assert_int_equal(opal_start_session(dev, &OPAL_UID_LOCKINGSP, &a1, &KEY, true, &s), 0);
+	sends = sp.sends;
+	assert_int_equal(opal_set_column_bytes(s, &c1, OPAL_COL_PIN, pin, sizeof(pin)),
+			 OPAL_ERR_TOO_LARGE);
+	assert_int_equal(sp.sends, sends);
+	/* Nor do many small tokens adding up to more than 1 KiB. */
+	{
+		uint8_t mem[OPAL_IO_BUFFER];
+		struct opal_buf b;
+		struct opal_resp *r = calloc(1, sizeof(*r));
+
+		assert_non_null(r);
+		opal_buf_init(&b, mem, sizeof(mem));
+		opal_put_call_begin(&b, &c1, &OPAL_M_SET);
+		opal_put_control(&b, OPAL_TOK_STARTNAME);
+		opal_put_uint(&b, 1);	/* Values */
+		opal_put_control(&b, OPAL_TOK_STARTLIST);
+		for (unsigned i = 0; i < 12; i++) {
+			opal_put_control(&b, OPAL_TOK_STARTNAME);
+			opal_put_uint(&b, 100 + i);
+			opal_put_bytes(&b, pin, 90);
+			opal_put_control(&b, OPAL_TOK_ENDNAME);
+		}
+		opal_put_control(&b, OPAL_TOK_ENDLIST);
+		opal_put_control(&b, OPAL_TOK_ENDNAME);
+		opal_put_call_end(&b, 0);
+		assert_true(b.len > 1024 && b.len < OPAL_IO_BUFFER - OPAL_FRAME_HDRS);
+		assert_int_equal(opal_session_call(s, &b, r), OPAL_ERR_TOO_LARGE);
+		assert_int_equal(sp.sends, sends);
+		free(r);
+	}
+	assert_int_equal(opal_end_session(s), 0);
+	opal_dev_free(dev);
+
+	/* The same call reaches a TPer with the full 2 KiB (which rejects the PIN). */
+	assert_int_equal(sedsim_set_max_compacket(f->sim, OPAL_IO_BUFFER), 0);
+	dev = spy_dev(&sp, f->sim);
+	assert_int_equal(opal_start_session(dev, &OPAL_UID_LOCKINGSP, &a1, &KEY, true, &s), 0);
+	sends = sp.sends;
+	assert_int_equal(opal_set_column_bytes(s, &c1, OPAL_COL_PIN, pin, sizeof(pin)),
+			 OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(sp.sends, sends + 1);
+	assert_int_equal(sp.max_send, OPAL_IO_BUFFER);
+	assert_int_equal(opal_end_session(s), 0);
+	opal_dev_free(dev);
+}
+
+/* A host that takes only 1 KiB replies: the TPer answers within that, reads are split. */
+static void test_properties_host_limits(void **state)
+{
+	struct fx *f = *state;
+	const struct opal_host_props small = { 1024, 1024, 1004, 968, 1, 1, 1 };
+	struct opal_props *p = calloc(1, sizeof(*p));
+	uint8_t in[3000], out[3000];
+
+	assert_non_null(p);
+	fill(in, sizeof(in), 3);
+	assert_int_equal(opal_properties(f->dev, &small, p), 0);
+	assert_int_equal(prop(&p->host, OPAL_PROP_MAX_COMPACKET_SIZE), 1024);
+	own_and_activate(f);
+	assert_int_equal(opal_datastore_write(f->dev, &KEY, 0, in, sizeof(in)), 0);
+	assert_int_equal(opal_datastore_read(f->dev, &KEY, 0, out, sizeof(out)), 0);
+	assert_memory_equal(in, out, sizeof(in));
+	free(p);
+}
+
+static const struct pp SIM_TPER[] = {
+	{ "MaxComPacketSize", 2048 }, { "MaxResponseComPacketSize", 2048 },
+	{ "MaxPacketSize", 2028 }, { "MaxIndTokenSize", 300 }, { "MaxPackets", 1 },
+	{ "MaxSubpackets", 1 }, { "MaxMethods", 1 }, { "VendorThing", 5 },
+};
+
+/* MaxIndTokenSize smaller than the ComPacket allows: table writes use smaller atoms. */
+static void test_properties_token_limit(void **state)
+{
+	struct fx *f = *state;
+	uint8_t reply[512], in[3000], out[3000];
+	struct opal_props *p = calloc(1, sizeof(*p));
+	struct spy sp;
+	struct opal_dev *dev;
+
+	assert_non_null(p);
+	fill(in, sizeof(in), 21);
+	own_and_activate(f);
+	dev = spy_dev(&sp, f->sim);
+	/* A reply without the HostProperties part. */
+	sp.props_reply = reply;
+	sp.props_reply_len = props_reply(reply, sizeof(reply), SIM_TPER, 8, NULL, 0);
+	assert_int_equal(opal_properties(dev, NULL, p), 0);
+	assert_false(p->have_host);
+	assert_int_equal(prop(&p->tper, OPAL_PROP_MAX_IND_TOKEN_SIZE), 300);
+	assert_string_equal(p->tper.pair[7].name, "VendorThing");
+	sp.max_token = 0;
+	assert_int_equal(opal_datastore_write(dev, &KEY, 0, in, sizeof(in)), 0);
+	assert_int_equal(opal_datastore_read(dev, &KEY, 0, out, sizeof(out)), 0);
+	assert_memory_equal(in, out, sizeof(in));
+	assert_true(sp.max_token <= 300);
+	assert_true(sp.max_token > 200);	/* chunks as large as allowed */
+	assert_int_equal(sp.props_calls, 1);
+	/* A single token above the limit is refused, not sent. */
+	{
+		opal_uid a1 = opal_uid_admin(1), c1 = opal_uid_c_pin_admin(1);
+		uint8_t pin[400];
+		struct opal_session *s;
+		unsigned sends;
+
+		memset(pin, 'p', sizeof(pin));
+		assert_int_equal(opal_start_session(dev, &OPAL_UID_LOCKINGSP, &a1, &KEY, true, &s), 0);
+		sends = sp.sends;
+		assert_int_equal(opal_set_column_bytes(s, &c1, OPAL_COL_PIN, pin, sizeof(pin)),
+				 OPAL_ERR_TOO_LARGE);
+		assert_int_equal(sp.sends, sends);
+		assert_int_equal(opal_end_session(s), 0);
+	}
+	opal_dev_free(dev);
+	free(p);
+}
+
+/* Replies that are refused or malformed: an error, then the Opal minimum sizes. */
+static void test_properties_bad_replies(void **state)
+{
+	struct fx *f = *state;
+	struct opal_props *p = calloc(1, sizeof(*p));
+	static const struct pp long_name[] = {
+		{ "MaxComPacketSizeButMuchLongerThanAnyName", 1024 },
+	};
+	static const struct pp two[] = { { "MaxComPacketSize", 1024 }, { "MaxPackets", 1 } };
+	uint8_t replies[5][512], msid[OPAL_PIN_MAX];
+	size_t lens[5], n;
+	int want[5];
+	struct opal_buf b;
+
+	assert_non_null(p);
+	/* 0: truncated in the middle of the TPer list. */
+	lens[0] = props_reply(replies[0], sizeof(replies[0]), SIM_TPER, 8, NULL, 0) / 2;
+	want[0] = OPAL_ERR_PROTOCOL;
+	/* 1: a value of the wrong type (a byte string where a uinteger goes). */
+	opal_buf_init(&b, replies[1], sizeof(replies[1]));
+	opal_put_call_begin(&b, &OPAL_UID_SMUID, &OPAL_M_PROPERTIES);
+	opal_put_control(&b, OPAL_TOK_STARTLIST);
+	opal_put_control(&b, OPAL_TOK_STARTNAME);
+	opal_put_bytes(&b, "MaxComPacketSize", 16);
+	opal_put_bytes(&b, "\x04\x00", 2);
+	opal_put_control(&b, OPAL_TOK_ENDNAME);
+	opal_put_control(&b, OPAL_TOK_ENDLIST);
+	opal_put_call_end(&b, 0);
+	lens[1] = b.len;
+	want[1] = OPAL_ERR_PROTOCOL;
+	/* 2: a name longer than OPAL_PROP_NAME_MAX. */
+	lens[2] = props_reply(replies[2], sizeof(replies[2]), long_name, 1, NULL, 0);
+	want[2] = OPAL_ERR_PROTOCOL;
+	/* 3: HostProperties that are not a list of pairs: [ 5 ]. */
+	opal_buf_init(&b, replies[3], sizeof(replies[3]));
+	opal_put_call_begin(&b, &OPAL_UID_SMUID, &OPAL_M_PROPERTIES);
+	put_pairs(&b, two, 2);
+	opal_put_control(&b, OPAL_TOK_STARTNAME);
+	opal_put_uint(&b, 0);
+	opal_put_control(&b, OPAL_TOK_STARTLIST);
+	opal_put_uint(&b, 5);
+	opal_put_control(&b, OPAL_TOK_ENDLIST);
+	opal_put_control(&b, OPAL_TOK_ENDNAME);
+	opal_put_call_end(&b, 0);
+	lens[3] = b.len;
+	want[3] = OPAL_ERR_PROTOCOL;
+	/* 4: the TPer refuses Properties. */
+	opal_buf_init(&b, replies[4], sizeof(replies[4]));
+	opal_put_control(&b, OPAL_TOK_STARTLIST);
+	opal_put_call_end(&b, OPAL_ST_INVALID_PARAMETER);
+	lens[4] = b.len;
+	want[4] = OPAL_ST_INVALID_PARAMETER;
+
+	for (unsigned i = 0; i < 5; i++) {
+		struct spy sp;
+		struct opal_dev *dev = spy_dev(&sp, f->sim);
+
+		sp.props_reply = replies[i];
+		sp.props_reply_len = lens[i];
+		assert_int_equal(opal_properties(dev, NULL, p), want[i]);
+		assert_int_equal(p->tper.n, 0);
+		/* Sessions still work, at the fixed sizes, asking only once more. */
+		assert_int_equal(opal_get_msid(dev, msid, sizeof(msid), &n), 0);
+		assert_int_equal(opal_get_msid(dev, msid, sizeof(msid), &n), 0);
+		assert_int_equal(sp.props_calls, 2);
+		assert_int_equal(sp.max_send, OPAL_IO_BUFFER);
+		opal_dev_free(dev);
+	}
+	free(p);
+}
+
 /* ---------------------------------------------- NVMe transport via seam */
 
 static struct sedsim *seam_sim;
@@ -531,6 +931,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_datastore_random, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reverts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_persists, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_properties_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_properties_small_tper, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_properties_host_limits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_properties_token_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_properties_bad_replies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nvme_seam, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
 	};

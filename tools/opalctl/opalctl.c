@@ -103,6 +103,7 @@ static const char *hint_for(int rc)
 	case OPAL_ERR_TIMEOUT: return "check the drive and its connection, then retry";
 	case OPAL_ERR_PROTOCOL: return "the drive's firmware answered out of spec; try --transport";
 	case OPAL_ERR_NOT_OPAL: return "this drive cannot be managed by opalctl";
+	case OPAL_ERR_TOO_LARGE: return "the drive's buffers are smaller than the call: see its MaxComPacketSize in `opalctl discover`";
 	case OPAL_ERR_UNSUPPORTED: return "the kernel has no sed-opal for this disk or the drive lacks the feature: try --transport nvme or scsi";
 	case OPAL_ST_SP_DISABLED:
 	case OPAL_ST_INVALID_PARAMETER: return "run `opalctl status` to check the drive's state";
@@ -292,6 +293,51 @@ static int need_discovery(struct ctx *c, struct opal_discovery *d)
 	return 0;
 }
 
+/* { "Name": value, ... } in the TPer's order. */
+static json_object *props_json(const struct opal_prop_list *l)
+{
+	json_object *j = json_object_new_object();
+
+	for (size_t i = 0; i < l->n; i++)
+		json_object_object_add(j, l->pair[i].name, json_object_new_uint64(l->pair[i].value));
+	return j;
+}
+
+static void props_text(FILE *o, const char *title, const struct opal_prop_list *l)
+{
+	fprintf(o, "%s\n", title);
+	for (size_t i = 0; i < l->n; i++)
+		fprintf(o, "  %-26s %" PRIu64 "\n", l->pair[i].name, l->pair[i].value);
+}
+
+/*
+ * The Session Manager Properties after the Level 0 features. A drive that
+ * does not answer them is still discovered: they are reported unavailable.
+ */
+static void discover_properties(struct ctx *c)
+{
+	struct opal_props *p = calloc(1, sizeof(*p));
+	int rc = OPAL_ERR_UNSUPPORTED;
+
+	if (!p)
+		rc = OPAL_ERR_NOMEM;
+	else if (c->dev->opal)
+		rc = opal_properties(c->dev->opal, NULL, p);
+	if (c->json) {
+		json_object_object_add(c->jout, "properties", rc ? NULL : props_json(&p->tper));
+		json_object_object_add(c->jout, "host_properties",
+				       rc || !p->have_host ? NULL : props_json(&p->host));
+	} else if (rc) {
+		fprintf(c->out, "TPer properties:  unavailable (%s)\n",
+			c->dev->opal ? opal_strerror(rc) : "not through the kernel's ioctls");
+	} else {
+		props_text(c->out, "TPer properties:", &p->tper);
+		if (p->have_host)
+			props_text(c->out, "host properties (as the TPer uses them):", &p->host);
+	}
+	free(p);
+}
+
 static int cmd_discover(struct ctx *c)
 {
 	struct opal_discovery d;
@@ -307,6 +353,7 @@ static int cmd_discover(struct ctx *c)
 		fprintf(c->out, "device:           %s (%s)\n", c->devpath, c->dev->transport);
 		discovery_text(c->out, &d);
 	}
+	discover_properties(c);
 	return 0;
 }
 

@@ -83,7 +83,17 @@ int sedsim_if_send(struct sedsim *sim, uint8_t protocol, uint16_t sp_specific,
 		return 0;	/* ComID management: nothing to reset in one session */
 	if (protocol != 1 || sp_specific != SEDSIM_BASE_COMID)
 		return -EINVAL;
+	if (len > sim->max_compacket)
+		return -EINVAL;	/* more than our buffer: the command fails */
 	sim_handle_packet(sim, buf, len);
+	return 0;
+}
+
+int sedsim_set_max_compacket(struct sedsim *sim, size_t bytes)
+{
+	if (bytes < SEDSIM_MIN_COMPACKET || bytes > OPAL_IO_BUFFER)
+		return -EINVAL;
+	sim->max_compacket = bytes;
 	return 0;
 }
 

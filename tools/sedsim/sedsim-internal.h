@@ -24,6 +24,9 @@ static inline void be64(uint8_t *p, uint64_t v)
 	be32(p + 4, (uint32_t)v);
 }
 
+/* What a TPer assumes the host takes until Properties: the Opal minimum. */
+#define SIM_HOST_INITIAL_COMPACKET OPAL_IO_BUFFER
+
 #define SEDSIM_MAGIC "FDKSSIM1"
 #define SEDSIM_KEY_LEN 64	/* AES-256-XTS: two 256-bit keys */
 
@@ -88,6 +91,8 @@ struct sedsim {
 	struct sim_state st;
 	struct sim_session sess;
 	uint32_t next_tsn;
+	size_t max_compacket;		/* our buffers: what we take and send */
+	size_t host_max_compacket;	/* what the host takes (HostProperties) */
 	uint8_t resp[OPAL_IO_BUFFER];
 	size_t resp_len;
 	uint16_t resp_comid;

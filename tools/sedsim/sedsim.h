@@ -89,6 +89,17 @@ int sedsim_serve_tcmu(const char *dir, const char *name, unsigned int wait_s);
 /* The PSID, as on the label: read from dir/psid by tests and operators. */
 int sedsim_read_psid(const char *dir, char *out, size_t cap);
 
+/*
+ * Give the TPer smaller communication buffers than its OPAL_IO_BUFFER, as
+ * some drives have, to test hosts against them: IF-SEND transfers and
+ * responses above bytes are refused, and Properties reports the sizes.
+ * bytes: SEDSIM_MIN_COMPACKET (the Core Spec's initial assumption) to
+ * OPAL_IO_BUFFER. Not saved: a reopened drive has the full size.
+ * 0 or -EINVAL.
+ */
+#define SEDSIM_MIN_COMPACKET 1024
+int sedsim_set_max_compacket(struct sedsim *sim, size_t bytes);
+
 /* An opal_dev talking to the simulator in-process (takes ownership of sim). */
 struct opal_dev *sedsim_opal_dev(struct sedsim *sim);
 

@@ -212,6 +212,8 @@ int sedsim_power_cycle(struct sedsim *sim)
 		st->user[i].tries = 0;
 	memset(&sim->sess, 0, sizeof(sim->sess));
 	sim->resp_len = 0;
+	/* A reset forgets the HostProperties (Core Spec 5.2.2.4.1). */
+	sim->host_max_compacket = SIM_HOST_INITIAL_COMPACKET;
 	return sim_save(sim);
 }
 
@@ -251,6 +253,8 @@ int sedsim_open(const char *dir, bool power_on, struct sedsim **out)
 		goto fail;
 	}
 	sim->next_tsn = 1;
+	sim->max_compacket = OPAL_IO_BUFFER;
+	sim->host_max_compacket = SIM_HOST_INITIAL_COMPACKET;
 	if (power_on)
 		rc = sedsim_power_cycle(sim);
 	if (rc)

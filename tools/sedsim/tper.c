@@ -884,16 +884,65 @@ static void start_session(struct sedsim *sim, const struct call *c, struct opal_
 	opal_put_call_end(o, 0);
 }
 
-static void properties(struct opal_buf *o)
+struct sim_prop {
+	const char *name;
+	uint64_t v;
+};
+
+static void put_props(struct opal_buf *o, const struct sim_prop *p, size_t n)
 {
-	static const struct {
-		const char *name;
-		uint64_t v;
-	} props[] = {
-		{ "MaxComPacketSize", OPAL_IO_BUFFER },
-		{ "MaxResponseComPacketSize", OPAL_IO_BUFFER },
-		{ "MaxPacketSize", OPAL_IO_BUFFER - OPAL_COMPACKET_HDR },
-		{ "MaxIndTokenSize", OPAL_IO_BUFFER - OPAL_FRAME_HDRS },
+	opal_put_control(o, OPAL_TOK_STARTLIST);
+	for (size_t i = 0; i < n; i++) {
+		opal_put_control(o, OPAL_TOK_STARTNAME);
+		opal_put_bytes(o, p[i].name, strlen(p[i].name));
+		opal_put_uint(o, p[i].v);
+		opal_put_control(o, OPAL_TOK_ENDNAME);
+	}
+	opal_put_control(o, OPAL_TOK_ENDLIST);
+}
+
+/*
+ * Lower the host limits in host[] to what the HostProperties list at v
+ * proposes (a TPer uses the smaller of the two). False when malformed.
+ */
+static bool take_host_props(const struct opal_tokens *t, size_t v, struct sim_prop *host,
+			    size_t n)
+{
+	size_t end;
+
+	if (!opal_tok_is(&t->tok[v], OPAL_TOK_STARTLIST))
+		return false;
+	end = opal_tok_skip(t, v);
+	if (!end)
+		return false;
+	for (size_t i = v + 1; i < end - 1; i += 4) {
+		const struct opal_token *name = &t->tok[i + 1];
+
+		if (i + 4 > end - 1 || !opal_tok_is(&t->tok[i], OPAL_TOK_STARTNAME) ||
+		    name->type != OPAL_ATOM_BYTES || !is_uint(t, i + 2) ||
+		    !opal_tok_is(&t->tok[i + 3], OPAL_TOK_ENDNAME))
+			return false;
+		for (size_t k = 0; k < n; k++) {
+			uint64_t want = t->tok[i + 2].uint;
+
+			if (name->len == strlen(host[k].name) &&
+			    !memcmp(name->bytes, host[k].name, name->len) && want && want < host[k].v)
+				host[k].v = want;
+		}
+	}
+	return true;
+}
+
+/* SMUID.Properties: our limits, and the host's as we will use them. */
+static void properties(struct sedsim *sim, const struct call *c, struct opal_buf *o)
+{
+	size_t max = sim->max_compacket;
+	/* What this TPer really does: one ComPacket buffer, one session. */
+	const struct sim_prop tper[] = {
+		{ "MaxComPacketSize", max },
+		{ "MaxResponseComPacketSize", max },
+		{ "MaxPacketSize", max - OPAL_COMPACKET_HDR },
+		{ "MaxIndTokenSize", max - OPAL_FRAME_HDRS },
 		{ "MaxPackets", 1 },
 		{ "MaxSubpackets", 1 },
 		{ "MaxMethods", 1 },
@@ -901,16 +950,31 @@ static void properties(struct opal_buf *o)
 		{ "MaxAuthentications", 2 },
 		{ "MaxTransactionLimit", 0 },
 	};
+	struct sim_prop host[] = {
+		{ "MaxComPacketSize", max },
+		{ "MaxResponseComPacketSize", max },
+		{ "MaxPacketSize", max - OPAL_COMPACKET_HDR },
+		{ "MaxIndTokenSize", max - OPAL_FRAME_HDRS },
+		{ "MaxPackets", 1 },
+		{ "MaxSubpackets", 1 },
+		{ "MaxMethods", 1 },
+	};
+	size_t hp = named(c->t, c->p0, c->pend, 0);	/* HostProperties */
 
-	opal_put_call_begin(o, &OPAL_UID_SMUID, &OPAL_M_PROPERTIES);
-	opal_put_control(o, OPAL_TOK_STARTLIST);
-	for (size_t i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
-		opal_put_control(o, OPAL_TOK_STARTNAME);
-		opal_put_bytes(o, props[i].name, strlen(props[i].name));
-		opal_put_uint(o, props[i].v);
-		opal_put_control(o, OPAL_TOK_ENDNAME);
+	if (hp && !take_host_props(c->t, hp, host, sizeof(host) / sizeof(host[0]))) {
+		reply_empty(o, OPAL_ST_INVALID_PARAMETER);
+		return;
 	}
-	opal_put_control(o, OPAL_TOK_ENDLIST);
+	opal_put_call_begin(o, &OPAL_UID_SMUID, &OPAL_M_PROPERTIES);
+	put_props(o, tper, sizeof(tper) / sizeof(tper[0]));
+	if (hp) {
+		opal_put_control(o, OPAL_TOK_STARTNAME);
+		opal_put_uint(o, 0);
+		put_props(o, host, sizeof(host) / sizeof(host[0]));
+		opal_put_control(o, OPAL_TOK_ENDNAME);
+		/* Responses from now on fit what the host takes. */
+		sim->host_max_compacket = host[0].v < host[1].v ? host[0].v : host[1].v;
+	}
 	opal_put_call_end(o, 0);
 }
 
@@ -922,6 +986,9 @@ void sim_handle_packet(struct sedsim *sim, const uint8_t *buf, size_t len)
 	struct opal_frame f, rf = { 0 };
 	struct call c;
 	bool close_after = false;
+	/* Limits in force for this exchange, before Properties changes them. */
+	size_t limit = sim->max_compacket < sim->host_max_compacket ? sim->max_compacket :
+		       sim->host_max_compacket;
 
 	sim->resp_len = 0;
 	if (opal_frame_parse(buf, len, &f) || !f.payload_len)
@@ -938,7 +1005,7 @@ void sim_handle_packet(struct sedsim *sim, const uint8_t *buf, size_t len)
 		else if (opal_uid_eq(&c.meth, &OPAL_M_STARTSESSION))
 			start_session(sim, &c, &o);
 		else if (opal_uid_eq(&c.meth, &OPAL_M_PROPERTIES))
-			properties(&o);
+			properties(sim, &c, &o);
 		else
 			reply_empty(&o, OPAL_ST_INVALID_PARAMETER);
 	} else if (!sim->sess.open || f.tsn != sim->sess.tsn || f.hsn != sim->sess.hsn) {
@@ -957,7 +1024,7 @@ void sim_handle_packet(struct sedsim *sim, const uint8_t *buf, size_t len)
 			reply_empty(&o, rc);
 		}
 	}
-	if (o.overflow) {
+	if (o.overflow || OPAL_FRAME_HDRS + ((o.len + 3) & ~(size_t)3) > limit) {
 		opal_buf_init(&o, out, sizeof(out));
 		reply_empty(&o, OPAL_ST_RESPONSE_OVERFLOW);
 	}
