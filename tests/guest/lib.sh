@@ -23,6 +23,12 @@ not_ok() {
 	echo "not ok $_tap_n - $*"
 }
 
+# skip DESCRIPTION REASON: a TAP skip (counted as skipped, never as passed).
+skip() {
+	_tap_n=$((_tap_n + 1))
+	echo "ok $_tap_n - $1 # SKIP $2"
+}
+
 diag() {
 	echo "# $*"
 }
