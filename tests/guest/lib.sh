@@ -80,6 +80,14 @@ postcheck() {
 	printf '#@postcheck\t%s\t%s\n' "$_desc" "$*"
 }
 
+# host_hotplug del|add: ask the harness to hot-unplug (QMP device_del: an
+# ACPI eject request the guest's kernel completes) or hot-plug (device_add)
+# the virtio-crypto device. Returns at once; the caller waits for the
+# device to go or come.
+host_hotplug() {
+	echo "#@host hotplug $1"
+}
+
 # skip_rest REASON: report every result still planned as failed, and exit.
 # Used when a precondition broke: the remaining tests cannot pass.
 bail() {

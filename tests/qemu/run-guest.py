@@ -17,7 +17,10 @@ Guest scripts may declare, in comment lines:
                               disk_by_serial finds it in the guest.
 and request, at run time through lib.sh's `postcheck`, a host command
 (a --host-tool) run after the guest powered off; `@disk:NAME` in its
-arguments is replaced by the disk image's path.
+arguments is replaced by the disk image's path; and, through lib.sh's
+`host_hotplug`, a hot-unplug (QMP device_del, an ACPI eject the guest
+completes) or hot-plug (device_add) of the virtio-crypto device, id
+crypt0, while the script runs.
 
 Without script arguments, every tests/guest/[0-9][0-9]-*.sh runs, or only
 those matching one of the glob patterns in FDEKIT_GUEST_SCRIPTS.
@@ -43,6 +46,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import initramfs  # noqa: E402
+import json  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRCROOT = os.path.dirname(os.path.dirname(HERE))
@@ -60,6 +64,60 @@ KERNEL_LINE = re.compile(r'^\[\s*\d+\.\d+\]')
 TAP_RESULT = re.compile(r'^(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?(.*)$')
 TAP_PLAN = re.compile(r'^1\.\.(\d+)')
 DISK_DECL = re.compile(r'^#\s*harness:\s*disk\s+(\S+)\s+(\d+)([KMG]?)\s*$')
+
+
+CRYPTO_DEVICE = {'driver': 'virtio-crypto-pci', 'id': 'crypt0',
+		 'cryptodev': 'c0'}
+
+
+class Qmp:
+	"""A minimal QMP client: one command at a time, events logged."""
+
+	def __init__(self, path):
+		self.path = path
+		self.sock = None
+		self.buf = b''
+		self.events = []
+
+	def _msg(self, deadline):
+		while b'\n' not in self.buf:
+			left = deadline - time.monotonic()
+			if left <= 0:
+				raise TimeoutError('no answer from QMP')
+			self.sock.settimeout(left)
+			data = self.sock.recv(65536)
+			if not data:
+				raise ConnectionError('QMP connection closed')
+			self.buf += data
+		line, self.buf = self.buf.split(b'\n', 1)
+		return json.loads(line)
+
+	def _call(self, execute, arguments, deadline):
+		cmd = {'execute': execute}
+		if arguments:
+			cmd['arguments'] = arguments
+		self.sock.sendall(json.dumps(cmd).encode() + b'\n')
+		while True:
+			msg = self._msg(deadline)
+			if 'event' in msg:
+				self.events.append(msg['event'])
+				continue
+			if 'error' in msg:
+				raise RuntimeError(msg['error'].get('desc', str(msg)))
+			return msg.get('return')
+
+	def command(self, execute, arguments=None, timeout=10):
+		deadline = time.monotonic() + timeout
+		if self.sock is None:
+			self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+			self.sock.connect(self.path)
+			self._msg(deadline)		# greeting
+			self._call('qmp_capabilities', None, deadline)
+		return self._call(execute, arguments, deadline)
+
+	def close(self):
+		if self.sock is not None:
+			self.sock.close()
 
 
 def die(msg):
@@ -83,6 +141,7 @@ class Tap:
 		self.postchecks = []	# (script, description, argv)
 		self.alldone = False
 		self.kver = None
+		self.qmp = None		# Qmp, for host requests
 
 	def emit(self, ok, desc, directive=''):
 		self.n += 1
@@ -146,8 +205,29 @@ class Tap:
 				cur['seen'] += 1
 			self.postchecks.append((self.script, fields[1],
 						shlex.split(fields[2])))
+		elif kind == 'host':
+			self.host_request(parts[1].split() if len(parts) > 1 else [])
 		elif kind == 'alldone':
 			self.alldone = True
+
+	def host_request(self, words):
+		"""#@host hotplug del|add: QMP device_del/device_add of crypt0."""
+		what = ' '.join(words)
+		if words not in (['hotplug', 'del'], ['hotplug', 'add']):
+			self.emit(False, f'{self.script}: unknown host request {what!r}')
+			return
+		if self.qmp is None:
+			self.emit(False, f'{self.script}: host request {what!r}: no QMP')
+			return
+		try:
+			if words[1] == 'del':
+				self.qmp.command('device_del', {'id': CRYPTO_DEVICE['id']})
+			else:
+				self.qmp.command('device_add', dict(CRYPTO_DEVICE))
+			self.diag(f'host: {what}: done (QMP events so far: '
+				  f'{", ".join(self.qmp.events) or "none"})')
+		except (OSError, ValueError, RuntimeError) as e:
+			self.emit(False, f'{self.script}: host {what}: {e}')
 
 	def finish_script(self, name):
 		s = self.scripts[name]
@@ -206,7 +286,7 @@ def find_module(path):
 	return path
 
 
-def qemu_command(args, kernel, initrd, sock, disks):
+def qemu_command(args, kernel, initrd, sock, disks, qmp):
 	accel = os.environ.get('FDEKIT_QEMU_ACCEL', 'tcg')
 	cmd = ['qemu-system-x86_64', '-accel', accel, '-cpu', 'max',
 	       '-m', args.mem, '-smp', str(args.smp),
@@ -219,8 +299,10 @@ def qemu_command(args, kernel, initrd, sock, disks):
 	       '-serial', 'stdio',
 	       '-chardev', f'socket,id=tap,path={sock}',
 	       '-serial', 'chardev:tap',
+	       '-qmp', f'unix:{qmp},server=on,wait=off',
 	       '-object', 'cryptodev-backend-builtin,id=c0',
-	       '-device', 'virtio-crypto-pci,cryptodev=c0']
+	       '-device', ','.join(f'{k}={v}' if k != 'driver' else v
+				   for k, v in CRYPTO_DEVICE.items())]
 	if args.icount:
 		# Guest time = instruction count. The device's notify is handled
 		# in the vCPU thread (no ioeventfd), so when requests complete,
@@ -301,7 +383,10 @@ def boot(args, kver, kernel, initrd, workdir, scripts, tools, rebuilt, built):
 	srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 	srv.bind(sock_path)
 	srv.listen(1)
-	cmd = qemu_command(args, kernel, initrd, sock_path, list(disks.items()))
+	qmp_path = os.path.join(workdir, 'qmp.sock')
+	cmd = qemu_command(args, kernel, initrd, sock_path, list(disks.items()),
+			   qmp_path)
+	tap.qmp = Qmp(qmp_path)
 	console_log = open(os.path.join(args.cache_dir, f'console-{kver}.log'), 'w')
 	console_log.write(' '.join(shlex.quote(c) for c in cmd) + '\n')
 	t0 = time.monotonic()
@@ -377,6 +462,7 @@ def boot(args, kver, kernel, initrd, workdir, scripts, tools, rebuilt, built):
 		os.killpg(qemu.pid, signal.SIGKILL)
 	rc = qemu.wait()
 	conn.close()
+	tap.qmp.close()
 	elapsed = time.monotonic() - t0
 	console_log.close()
 

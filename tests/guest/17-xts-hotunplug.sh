@@ -1,0 +1,56 @@
+#!/bin/sh
+# Hot-unplug of the virtio-crypto device while dm-crypt writes (QMP
+# device_del: an ACPI eject the guest's kernel carries out), then hot-plug
+# (device_add): no I/O error, data intact, offload resumes on the new device.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/xts-lib.sh"
+plan 12
+
+MIB=1048576
+DATA_MIB=48
+check "xts_offload loaded with threshold=0" xo_ensure 0
+xo_bound || bail "the virtio-crypto device is not bound to xts_offload"
+diag "virtio-crypto device $(xo_vdev) at PCI $(xo_pci_bdf)"
+ramdisk 64 || bail "cannot create /dev/ram0"
+new_key /tmp/key 64
+check "cryptsetup open aes-xts-plain64, 512-bit key, 512-byte sectors" \
+	xts_open xtsh /dev/ram0 /tmp/key 512 512
+random_file /tmp/plain $DATA_MIB
+
+gone() { ! xo_vdev >/dev/null; }
+
+noe0=$(xo_total fallback_noengine)
+req0=$(xo_total requests)
+rm -f /tmp/dd.rc
+(dd if=/tmp/plain of=/dev/mapper/xtsh bs=64k oflag=direct conv=fsync 2>/dev/null
+ echo $? >/tmp/dd.rc) &
+writer=$!
+wait_until 60 counter_above requests $((req0 + 2000))
+result "the engine is busy with the write" $?
+host_hotplug del
+wait_until 60 gone
+result "the host's hot-unplug removed the virtio-crypto device" $?
+if [ -e /tmp/dd.rc ]; then
+	not_ok "the device went while the write was running"
+else
+	ok "the device went while the write was running"
+fi
+wait $writer
+expect_eq "the write finished without I/O error" 0 "$(cat /tmp/dd.rc 2>/dev/null)"
+noe1=$(xo_total fallback_noengine)
+expect_ge "requests went to the fallback without the engine (fallback_noengine +$((noe1 - noe0)))" \
+	$((noe1 - noe0)) 1
+check "the data written across the hot-unplug reads back intact" readback_equal xtsh /tmp/plain
+
+host_hotplug add
+wait_until 60 xo_bound
+result "after the host's hot-plug the new device is bound to xts_offload ($(xo_vdev))" $?
+req1=$(xo_total requests)
+random_file /tmp/plain2 8
+check "write and verify 8 MiB after the hot-plug" write_verify xtsh /tmp/plain2
+req2=$(xo_total requests)
+expect_ge "the engine does the work again (requests +$((req2 - req1)))" \
+	$((req2 - req1)) $((8 * MIB / 512))
+check "cryptsetup close" xts_close xtsh
+rm -f /tmp/key /tmp/plain /tmp/plain2
+done_testing
