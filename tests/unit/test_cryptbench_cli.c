@@ -14,7 +14,13 @@
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -54,6 +60,36 @@ static char *slurp_fd(int fd)
 	return buf;
 }
 
+/*
+ * In the child before exec: socket(AF_ALG, ...) fails with EACCES, as an
+ * LSM or a seccomp policy denies it; every other call is allowed.
+ */
+static bool deny_afalg;
+
+static int install_afalg_denial(void)
+{
+#if defined(__x86_64__)
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_ALG, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+#else
+	return -1;
+#endif
+}
+
 /* Run cryptbench with args; returns the exit status, captures output. */
 static int run(char **out, char **err, const char *const *args)
 {
@@ -75,6 +111,8 @@ static int run(char **out, char **err, const char *const *args)
 		dup2(pe[1], 2);
 		close(po[0]);
 		close(pe[0]);
+		if (deny_afalg && install_afalg_denial())
+			_exit(126);
 		execv(binary, (char *const *)argv);
 		_exit(127);
 	}
@@ -204,6 +242,39 @@ static void test_afalg_exit(void **state)
 	free(err);
 }
 
+/* AF_ALG denied by policy: exit 4, one line saying permission denied. */
+static void test_permission_exit(void **state)
+{
+	char *out, *err;
+	int rc;
+
+	pid_t pid;
+	int status;
+
+	(void)state;
+	/* Where seccomp filters cannot be installed, this cannot be tested. */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(install_afalg_denial() ? 1 : 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		print_message("seccomp filter not available here: test skipped\n");
+		skip();
+	}
+	deny_afalg = true;
+	rc = RUN(&out, &err, "--cipher", "aes-xts", "--key", "256", "--time",
+		 "0.05", "--request-size", "4096");
+	deny_afalg = false;
+	assert_int_not_equal(rc, 126);	/* the filter was installed */
+	assert_int_equal(rc, CB_EXIT_PERM);
+	assert_one_error_line(err);
+	assert_non_null(strstr(err, "permission denied"));
+	assert_string_equal(out, "");
+	free(out);
+	free(err);
+}
+
 /*
  * On a terminal the first progress line is printed before any work starts:
  * read the terminal until it shows up (the PBKDF rows need no AF_ALG).
@@ -251,6 +322,7 @@ int main(int argc, char *argv[])
 		cmocka_unit_test(test_usage_exit),
 		cmocka_unit_test(test_key_size_exit),
 		cmocka_unit_test(test_afalg_exit),
+		cmocka_unit_test(test_permission_exit),
 		cmocka_unit_test(test_progress_on_terminal),
 	};
 
