@@ -132,6 +132,8 @@ void xo_engine_complete(struct xo_job *job, int err)
 
 	xo_stats_add(eng->stats, XO_STAT_IN_FLIGHT, -1);
 	xo_stats_add(xo_total_stats, XO_STAT_IN_FLIGHT, -1);
+	xo_stats_add(eng->stats, XO_STAT_ASYNC, 1);
+	xo_stats_add(xo_total_stats, XO_STAT_ASYNC, 1);
 	xo_engine_account(eng, job->len, err);
 	job->done(job, err);
 }

@@ -95,8 +95,9 @@ for s in 512 1024 2048 4096; do run aesni "$s"; done
 modprobe xts_offload threshold=0
 for s in 512 1024 2048 4096; do
 	r0=$(stat requests)
+	a0=$(stat completed_async)
 	run engine "$s"
-	echo "# engine $s: requests offloaded $(( $(stat requests) - r0 )), busy fallbacks $(stat fallback_busy)"
+	echo "# engine $s: requests offloaded $(( $(stat requests) - r0 )), of which completed asynchronously $(( $(stat completed_async) - a0 )), busy fallbacks $(stat fallback_busy)"
 done
 
 # Every request on the fallback: no engine bound.

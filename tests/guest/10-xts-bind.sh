@@ -3,7 +3,7 @@
 # self-tests with every request on the engine (threshold=0).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xts-lib.sh"
-plan 9
+plan 10
 
 check "prerequisite modules load (aesni_intel, xts, algif_skcipher, dm_crypt)" xo_prereqs
 if xo_loaded; then
@@ -33,6 +33,13 @@ expect_eq "/proc/crypto: xts-aes-offload selftest passed" passed "$(xo_selftest)
 # The self-tests ran with the device bound: the engine computed them.
 expect_ge "the engine ran the self-test requests (requests counter)" \
 	"$(xo_total requests)" 1
+a=$(xo_total completed_async)
+r=$(xo_total requests)
+e=$(xo_total errors)
+diag "engine requests $r, errors $e, completed asynchronously $a"
+[ -n "$a" ] && [ "$a" -ge 0 ] && [ "$a" -le $((r + e)) ] &&
+	[ "$(cat "/sys/bus/virtio/devices/$vdev/xts_offload/completed_async")" -le "$a" ]
+result "completed_async counts at most the engine's requests, per device and in total" $?
 
 # dm-crypt asks for "xts(aes)": the highest priority driver wins.
 best=$(awk '/^name/ { n = $3 } /^driver/ { d = $3 } /^priority/ && n == "xts(aes)" {
