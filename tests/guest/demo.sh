@@ -47,7 +47,8 @@ echo "the ramdisk holds ciphertext (raw device differs from the data)"
 
 step "Counters: /sys/kernel/xts_offload/stats (all engines)"
 for c in requests bytes errors in_flight fallback_small fallback_keysize \
-	fallback_length fallback_layout fallback_busy fallback_noengine fallback_error; do
+	fallback_length fallback_layout fallback_busy fallback_noengine fallback_error \
+	completed_async; do
 	printf '  %-18s %s\n' "$c" "$(xo_total "$c")"
 done
 echo "per device ($vdev): requests $(xo_dev_counter requests), bytes $(xo_dev_counter bytes)"
