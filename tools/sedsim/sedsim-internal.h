@@ -24,6 +24,13 @@ static inline void be64(uint8_t *p, uint64_t v)
 	be32(p + 4, (uint32_t)v);
 }
 
+/*
+ * TPer session numbers start here, as on real drives: hosts such as the
+ * kernel's sed-opal (block/sed-opal.c, FIRST_TPER_SESSION_NUM) refuse a
+ * session whose TSN is lower.
+ */
+#define SIM_FIRST_TSN 4096u
+
 /* What a TPer assumes the host takes until Properties: the Opal minimum. */
 #define SIM_HOST_INITIAL_COMPACKET OPAL_IO_BUFFER
 

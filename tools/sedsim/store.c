@@ -252,7 +252,7 @@ int sedsim_open(const char *dir, bool power_on, struct sedsim **out)
 		rc = -ENOENT;
 		goto fail;
 	}
-	sim->next_tsn = 1;
+	sim->next_tsn = SIM_FIRST_TSN;
 	sim->max_compacket = OPAL_IO_BUFFER;
 	sim->host_max_compacket = SIM_HOST_INITIAL_COMPACKET;
 	if (power_on)

@@ -872,9 +872,9 @@ static void start_session(struct sedsim *sim, const struct call *c, struct opal_
 	ns.open = true;
 	ns.write = t->tok[c->p0 + 2].uint != 0;
 	ns.hsn = (uint32_t)t->tok[c->p0].uint;
+	if (sim->next_tsn < SIM_FIRST_TSN)
+		sim->next_tsn = SIM_FIRST_TSN;
 	ns.tsn = sim->next_tsn++;
-	if (!ns.tsn)
-		ns.tsn = sim->next_tsn++;
 	ns.auth = AUTH_BIT(AUTH_ANYBODY) | AUTH_BIT(a);
 	/* One session at a time; a new one replaces an abandoned one. */
 	sim->sess = ns;
@@ -996,7 +996,17 @@ void sim_handle_packet(struct sedsim *sim, const uint8_t *buf, size_t len)
 	opal_buf_init(&o, out, sizeof(out));
 	if (f.comid != SEDSIM_BASE_COMID)
 		return;
-	if (opal_tokens_parse(f.payload, f.payload_len, &t) || t.n == 0) {
+	if ((f.tsn || f.hsn) && f.payload[0] == OPAL_TOK_ENDOFSESSION) {
+		/*
+		 * EndOfSession is the whole message: what follows it is not
+		 * parsed (the kernel's sed-opal appends an unbalanced
+		 * end-of-data list to it, and drives accept that).
+		 */
+		if (!sim->sess.open || f.tsn != sim->sess.tsn || f.hsn != sim->sess.hsn)
+			return;
+		opal_put_control(&o, OPAL_TOK_ENDOFSESSION);
+		close_after = true;
+	} else if (opal_tokens_parse(f.payload, f.payload_len, &t) || t.n == 0) {
 		reply_empty(&o, OPAL_ST_INVALID_PARAMETER);
 	} else if (f.tsn == 0 && f.hsn == 0) {
 		/* Session manager. */
@@ -1010,9 +1020,6 @@ void sim_handle_packet(struct sedsim *sim, const uint8_t *buf, size_t len)
 			reply_empty(&o, OPAL_ST_INVALID_PARAMETER);
 	} else if (!sim->sess.open || f.tsn != sim->sess.tsn || f.hsn != sim->sess.hsn) {
 		return;	/* no such session: the host times out, as with a real TPer */
-	} else if (opal_tok_is(&t.tok[0], OPAL_TOK_ENDOFSESSION)) {
-		opal_put_control(&o, OPAL_TOK_ENDOFSESSION);
-		close_after = true;
 	} else if (!parse_call(&t, &c)) {
 		reply_empty(&o, OPAL_ST_INVALID_PARAMETER);
 	} else {
