@@ -64,6 +64,12 @@ int kopal_activate_lsp(int fd, const uint8_t *key, size_t len)
 	int rc;
 
 	memset(&a, 0, sizeof(a));
+	/*
+	 * sed-opal refuses num_lrs == 0 with EINVAL (opal_activate_lsp), though
+	 * it reads the list only in Single User Mode (sum): name the global range.
+	 */
+	a.num_lrs = 1;
+	a.lr[0] = 0;
 	rc = set_key(&a.key, key, len, 0);
 	if (!rc)
 		rc = kret(ioctl(fd, IOC_OPAL_ACTIVATE_LSP, &a));
