@@ -7,6 +7,7 @@
  *   sedsim read DIR LBA COUNT   user data to stdout (fails on locked ranges)
  *   sedsim write DIR LBA COUNT  user data from stdin
  *   sedsim serve DIR NAME       TCMU handler for configfs core/user_N/NAME
+ *   sedsim serve-nvme DIR [--port N] [--nqn NQN]   NVMe/TCP target on 127.0.0.1
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,7 +25,8 @@ static int usage(void)
 	fputs("Usage: sedsim create DIR [--blocks N] [--serial S] [--try-limit N]\n"
 	      "       sedsim power-cycle DIR | psid DIR\n"
 	      "       sedsim read DIR LBA COUNT | write DIR LBA COUNT\n"
-	      "       sedsim serve DIR NAME\n", stderr);
+	      "       sedsim serve DIR NAME\n"
+	      "       sedsim serve-nvme DIR [--port N] [--nqn NQN]\n", stderr);
 	return EXIT_USAGE;
 }
 
@@ -130,6 +132,22 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "serve") && argc == 4)
 		return sedsim_serve_tcmu(argv[2], argv[3], 10);
+	if (!strcmp(argv[1], "serve-nvme")) {
+		const char *nqn = SEDSIM_NVME_NQN;
+		uint64_t port = SEDSIM_NVME_PORT;
+
+		for (int i = 3; i < argc; i += 2) {
+			if (i + 1 >= argc)
+				return usage();
+			if (!strcmp(argv[i], "--port") && num(argv[i + 1], &port) && port && port <= 65535)
+				continue;
+			if (!strcmp(argv[i], "--nqn") && *argv[i + 1])
+				nqn = argv[i + 1];
+			else
+				return usage();
+		}
+		return sedsim_serve_nvme_tcp(argv[2], (uint16_t)port, nqn);
+	}
 	if ((!strcmp(argv[1], "read") || !strcmp(argv[1], "write")) && argc == 5)
 		return io(argv[2], argv[3], argv[4], !strcmp(argv[1], "write"));
 	return usage();

@@ -86,6 +86,14 @@ int sedsim_scsi_exec(struct sedsim *sim, struct sedsim_scsi_cmd *c);
  */
 int sedsim_serve_tcmu(const char *dir, const char *name, unsigned int wait_s);
 
+/*
+ * Serve the drive in dir as namespace 1 of the NVMe/TCP subsystem nqn on
+ * 127.0.0.1:port, until SIGTERM. Returns a process exit code.
+ */
+#define SEDSIM_NVME_PORT 4420
+#define SEDSIM_NVME_NQN "nqn.2026-11.org.fdekit:sedsim"
+int sedsim_serve_nvme_tcp(const char *dir, uint16_t port, const char *nqn);
+
 /* The PSID, as on the label: read from dir/psid by tests and operators. */
 int sedsim_read_psid(const char *dir, char *out, size_t cap);
 
