@@ -2,9 +2,9 @@
 # sedsim as an NVMe/TCP target on 127.0.0.1: the kernel's nvme-tcp host
 # connects to it and, as for any NVMe controller with Security Send/Receive,
 # attaches its own sed-opal to the namespace (6.2 and later, see below).
-# opalctl then drives the drive
-# through the kernel's sed-opal ioctls (the only path for unlock --save) and
-# through NVMe Security Send/Receive (libnvme) on the controller.
+# opalctl then drives the drive through the kernel's sed-opal ioctls (the
+# only path for unlock --save) and through NVMe Security Send/Receive
+# (libnvme) on the controller.
 . "$(dirname "$0")/lib.sh"
 plan 39
 
