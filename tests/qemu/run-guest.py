@@ -305,9 +305,11 @@ def qemu_command(args, kernel, initrd, sock, disks, qmp):
 				   for k, v in CRYPTO_DEVICE.items())]
 	if args.icount:
 		# Guest time = instruction count. The device's notify is handled
-		# in the vCPU thread (no ioeventfd), so when requests complete,
-		# relative to the guest's instructions, does not depend on host
-		# thread scheduling: runs repeat exactly.
+		# in the vCPU thread (no ioeventfd). The device then processes
+		# its data queue in a bottom half of QEMU's main loop thread, so
+		# how many requests are done when the guest looks still depends
+		# on host scheduling: figures that involve the virtio-crypto
+		# engine vary with host load, the others repeat.
 		cmd += ['-icount', 'shift=0,sleep=off',
 			'-global', 'virtio-crypto-pci.ioeventfd=off']
 	for i, (name, image) in enumerate(disks):
