@@ -116,6 +116,7 @@ struct conn {
 	uint16_t qid;
 	uint16_t cntlid;
 	uint16_t sqhd;
+	uint16_t sq_entries;	/* SQSIZE + 1 from Connect; SQHD wraps here */
 	uint8_t *pdu;		/* one received PDU */
 	struct pending pend[QUEUE_ENTRIES];
 };
@@ -237,7 +238,8 @@ static bool send_rsp(struct conn *c, const uint8_t *sqe, uint16_t status, uint64
 
 	hdr(r, PDU_RSP, 0, RSP_LEN, 0, RSP_LEN);
 	le64(r + 8, result);
-	c->sqhd = (uint16_t)((c->sqhd + 1) % QUEUE_ENTRIES);
+	/* Before Connect has sized the queue, the largest size we accept. */
+	c->sqhd = (uint16_t)((c->sqhd + 1) % (c->sq_entries ? c->sq_entries : QUEUE_ENTRIES));
 	le16(r + 16, c->sqhd);
 	le16(r + 18, c->qid);
 	memcpy(r + 20, sqe + 2, 2);	/* command identifier, as the host set it */
@@ -278,6 +280,7 @@ static void connect_cmd(struct conn *c, struct cmd *m)
 	struct target *t = c->t;
 	const uint8_t *d = m->data;
 	uint16_t qid = get_le16(m->sqe + 42);
+	uint16_t sqsize = get_le16(m->sqe + 44);	/* 0-based */
 	char subnqn[257], hostnqn[257];
 	struct ctrl *ct = NULL;
 
@@ -287,6 +290,12 @@ static void connect_cmd(struct conn *c, struct cmd *m)
 	}
 	if (m->len < 1024) {
 		m->status = SC_SGL_LENGTH_INVALID | SC_DNR;
+		return;
+	}
+	if (sqsize == 0 || sqsize > QUEUE_ENTRIES - 1) {
+		/* Invalid parameter in the command, at the SQSIZE offset; CAP.MQES bounds it. */
+		m->status = SC_CONNECT_INVALID_PARAM | SC_DNR;
+		m->result = 44;
 		return;
 	}
 	memcpy(subnqn, d + 256, 256);
@@ -328,6 +337,7 @@ static void connect_cmd(struct conn *c, struct cmd *m)
 		}
 	}
 	c->connected = true;
+	c->sq_entries = (uint16_t)(sqsize + 1);
 	c->qid = qid;
 	c->cntlid = ct->cntlid;
 	m->result = ct->cntlid;
@@ -350,12 +360,13 @@ static void property(struct conn *c, struct cmd *m, bool set)
 			return;
 		}
 		ct->cc = (uint32_t)v;
-		if (!(ct->cc & CC_EN))
-			ct->csts = 0;
-		else
-			ct->csts |= CSTS_RDY;
-		if (CC_SHN(ct->cc))
-			ct->csts |= CSTS_SHST_DONE;	/* nothing to flush: done at once */
+		/*
+		 * RDY follows EN; SHST reports a finished shutdown only while
+		 * SHN asks for one (nothing to flush: done at once), so a
+		 * controller enabled again after a shutdown no longer shows it.
+		 */
+		ct->csts = (ct->cc & CC_EN ? CSTS_RDY : 0) |
+			   (CC_SHN(ct->cc) ? CSTS_SHST_DONE : 0);
 		return;
 	}
 	switch (off) {
@@ -668,6 +679,18 @@ static unsigned direction(const uint8_t *sqe)
 	return (sqe[0] == 0x7f ? sqe[4] : sqe[0]) & 3;
 }
 
+/*
+ * Admin and I/O commands need a live, enabled controller: the admin queue's
+ * connection may have closed (freeing the controller) while I/O queues of it
+ * stay connected, and a host must not send them before CC.EN is set.
+ */
+static bool ctrl_ready(struct conn *c)
+{
+	const struct ctrl *ct = find_ctrl(c->t, c->cntlid);
+
+	return ct && (ct->cc & CC_EN) && (ct->csts & CSTS_RDY);
+}
+
 static bool execute(struct conn *c, const uint8_t *sqe, uint8_t *data, uint32_t len)
 {
 	struct cmd m = { .sqe = sqe, .data = data, .len = len };
@@ -676,7 +699,7 @@ static bool execute(struct conn *c, const uint8_t *sqe, uint8_t *data, uint32_t 
 	pthread_mutex_lock(&c->t->lock);
 	if (sqe[0] == 0x7f)
 		fabrics(c, &m);
-	else if (!c->connected)
+	else if (!c->connected || !ctrl_ready(c))
 		m.status = SC_CMD_SEQ_ERROR | SC_DNR;
 	else if (c->qid == 0)
 		admin(c, &m);
@@ -767,10 +790,15 @@ static bool h2c_data(struct conn *c, uint32_t plen)
 		return false;
 	memcpy(w->buf + off, p + pdo, n);
 	w->got += n;
+	/*
+	 * LAST marks the final PDU of the R2T's data, no earlier and no later:
+	 * an early one would leave the command waiting for data that never
+	 * comes, so both mismatches are fatal to the connection.
+	 */
+	if (!(p[1] & F_DATA_LAST) != (w->got < w->len))
+		return false;
 	if (w->got < w->len)
 		return true;
-	if (!(p[1] & F_DATA_LAST))
-		return false;
 	ok = execute(c, w->sqe, w->buf, w->len);
 	free(w->buf);
 	w->buf = NULL;
