@@ -151,6 +151,8 @@ void opal_put_bytes(struct opal_buf *b, const void *p, size_t n);
 void opal_put_uid(struct opal_buf *b, const opal_uid *uid);
 /* STARTNAME uint(name) uint(value) ENDNAME */
 void opal_put_named_uint(struct opal_buf *b, uint64_t name, uint64_t v);
+/* STARTNAME bytes(name) uint(value) ENDNAME: one pair of a Properties list */
+void opal_put_prop(struct opal_buf *b, const char *name, uint64_t v);
 /* F8 invoking method F0 ; the caller adds parameters, then opal_put_call_end */
 void opal_put_call_begin(struct opal_buf *b, const opal_uid *invoking,
 			 const opal_uid *method);

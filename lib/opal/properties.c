@@ -222,12 +222,8 @@ void opal_dev_apply_props(struct opal_dev *dev, const struct opal_props *p)
 
 static void put_host_prop(struct opal_buf *b, enum opal_prop p, uint32_t v)
 {
-	if (!v)
-		return;
-	opal_put_control(b, OPAL_TOK_STARTNAME);
-	opal_put_bytes(b, prop_names[p], strlen(prop_names[p]));
-	opal_put_uint(b, v);
-	opal_put_control(b, OPAL_TOK_ENDNAME);
+	if (v)
+		opal_put_prop(b, prop_names[p], v);
 }
 
 /* A proposal above what this library can receive would invite replies it cannot read. */

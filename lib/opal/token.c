@@ -107,6 +107,14 @@ void opal_put_named_uint(struct opal_buf *b, uint64_t name, uint64_t v)
 	put_byte(b, OPAL_TOK_ENDNAME);
 }
 
+void opal_put_prop(struct opal_buf *b, const char *name, uint64_t v)
+{
+	put_byte(b, OPAL_TOK_STARTNAME);
+	opal_put_bytes(b, name, strlen(name));
+	opal_put_uint(b, v);
+	put_byte(b, OPAL_TOK_ENDNAME);
+}
+
 void opal_put_call_begin(struct opal_buf *b, const opal_uid *invoking, const opal_uid *method)
 {
 	put_byte(b, OPAL_TOK_CALL);

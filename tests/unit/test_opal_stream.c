@@ -321,12 +321,8 @@ struct pp {
 static void put_pairs(struct opal_buf *b, const struct pp *p, size_t n)
 {
 	opal_put_control(b, OPAL_TOK_STARTLIST);
-	for (size_t i = 0; i < n; i++) {
-		opal_put_control(b, OPAL_TOK_STARTNAME);
-		opal_put_bytes(b, p[i].name, strlen(p[i].name));
-		opal_put_uint(b, p[i].v);
-		opal_put_control(b, OPAL_TOK_ENDNAME);
-	}
+	for (size_t i = 0; i < n; i++)
+		opal_put_prop(b, p[i].name, p[i].v);
 	opal_put_control(b, OPAL_TOK_ENDLIST);
 }
 

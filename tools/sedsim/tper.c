@@ -892,12 +892,8 @@ struct sim_prop {
 static void put_props(struct opal_buf *o, const struct sim_prop *p, size_t n)
 {
 	opal_put_control(o, OPAL_TOK_STARTLIST);
-	for (size_t i = 0; i < n; i++) {
-		opal_put_control(o, OPAL_TOK_STARTNAME);
-		opal_put_bytes(o, p[i].name, strlen(p[i].name));
-		opal_put_uint(o, p[i].v);
-		opal_put_control(o, OPAL_TOK_ENDNAME);
-	}
+	for (size_t i = 0; i < n; i++)
+		opal_put_prop(o, p[i].name, p[i].v);
 	opal_put_control(o, OPAL_TOK_ENDLIST);
 }
 
