@@ -153,6 +153,14 @@ void opal_put_uid(struct opal_buf *b, const opal_uid *uid);
 void opal_put_named_uint(struct opal_buf *b, uint64_t name, uint64_t v);
 /* STARTNAME bytes(name) uint(value) ENDNAME: one pair of a Properties list */
 void opal_put_prop(struct opal_buf *b, const char *name, uint64_t v);
+/* A property to encode; the name may be of any length. */
+struct opal_prop_out {
+	const char *name;
+	uint64_t v;
+};
+
+/* STARTLIST, a pair per property, ENDLIST */
+void opal_put_prop_list(struct opal_buf *b, const struct opal_prop_out *p, size_t n);
 /* F8 invoking method F0 ; the caller adds parameters, then opal_put_call_end */
 void opal_put_call_begin(struct opal_buf *b, const opal_uid *invoking,
 			 const opal_uid *method);

@@ -115,6 +115,14 @@ void opal_put_prop(struct opal_buf *b, const char *name, uint64_t v)
 	put_byte(b, OPAL_TOK_ENDNAME);
 }
 
+void opal_put_prop_list(struct opal_buf *b, const struct opal_prop_out *p, size_t n)
+{
+	put_byte(b, OPAL_TOK_STARTLIST);
+	for (size_t i = 0; i < n; i++)
+		opal_put_prop(b, p[i].name, p[i].v);
+	put_byte(b, OPAL_TOK_ENDLIST);
+}
+
 void opal_put_call_begin(struct opal_buf *b, const opal_uid *invoking, const opal_uid *method)
 {
 	put_byte(b, OPAL_TOK_CALL);

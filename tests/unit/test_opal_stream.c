@@ -313,20 +313,7 @@ static void test_resp_parse(void **state)
 
 /* ------------------------------------------------- Properties replies */
 
-struct pp {
-	const char *name;
-	uint64_t v;
-};
-
-static void put_pairs(struct opal_buf *b, const struct pp *p, size_t n)
-{
-	opal_put_control(b, OPAL_TOK_STARTLIST);
-	for (size_t i = 0; i < n; i++)
-		opal_put_prop(b, p[i].name, p[i].v);
-	opal_put_control(b, OPAL_TOK_ENDLIST);
-}
-
-static const struct pp TPER_PROPS[] = {
+static const struct opal_prop_out TPER_PROPS[] = {
 	{ "MaxComPacketSize", 65536 }, { "MaxResponseComPacketSize", 16384 },
 	{ "MaxPacketSize", 65516 }, { "MaxIndTokenSize", 65480 }, { "MaxPackets", 1 },
 	{ "MaxSubpackets", 1 }, { "MaxMethods", 1 }, { "MaxSessions", 4 },
@@ -336,21 +323,21 @@ static const struct pp TPER_PROPS[] = {
 };
 
 /* F8 SMUID Properties F0 [tper] (host_name [host])? F1 EOD [status] */
-static size_t props_reply(uint8_t *mem, size_t cap, const struct pp *t, size_t nt,
-			  const char *host_name, const struct pp *h, size_t nh)
+static size_t props_reply(uint8_t *mem, size_t cap, const struct opal_prop_out *t, size_t nt,
+			  const char *host_name, const struct opal_prop_out *h, size_t nh)
 {
 	struct opal_buf b;
 
 	opal_buf_init(&b, mem, cap);
 	opal_put_call_begin(&b, &OPAL_UID_SMUID, &OPAL_M_PROPERTIES);
-	put_pairs(&b, t, nt);
+	opal_put_prop_list(&b, t, nt);
 	if (h) {
 		opal_put_control(&b, OPAL_TOK_STARTNAME);
 		if (host_name)
 			opal_put_bytes(&b, host_name, strlen(host_name));
 		else
 			opal_put_uint(&b, 0);
-		put_pairs(&b, h, nh);
+		opal_put_prop_list(&b, h, nh);
 		opal_put_control(&b, OPAL_TOK_ENDNAME);
 	}
 	opal_put_call_end(&b, 0);
@@ -360,7 +347,7 @@ static size_t props_reply(uint8_t *mem, size_t cap, const struct pp *t, size_t n
 
 static void test_properties_parse(void **state)
 {
-	static const struct pp host[] = { { "MaxComPacketSize", 2048 }, { "MaxPackets", 1 } };
+	static const struct opal_prop_out host[] = { { "MaxComPacketSize", 2048 }, { "MaxPackets", 1 } };
 	const size_t nt = sizeof(TPER_PROPS) / sizeof(TPER_PROPS[0]);
 	struct opal_props *p = test_calloc(1, sizeof(*p));
 	uint8_t mem[2048];
@@ -416,9 +403,9 @@ static void test_properties_parse(void **state)
 static void test_properties_malformed(void **state)
 {
 	const size_t nt = sizeof(TPER_PROPS) / sizeof(TPER_PROPS[0]);
-	static const struct pp host[] = { { "MaxComPacketSize", 2048 } };
+	static const struct opal_prop_out host[] = { { "MaxComPacketSize", 2048 } };
 	struct opal_props *p = test_calloc(1, sizeof(*p));
-	struct pp many[OPAL_PROPS_MAX + 1];
+	struct opal_prop_out many[OPAL_PROPS_MAX + 1];
 	char names[OPAL_PROPS_MAX + 1][8];
 	uint8_t mem[2048];
 	size_t n, i;
@@ -464,7 +451,7 @@ static void test_properties_malformed(void **state)
 		/* The reply of another method. */
 		opal_buf_init(&b, mem, sizeof(mem));
 		opal_put_call_begin(&b, &OPAL_UID_SMUID, &OPAL_M_SYNCSESSION);
-		put_pairs(&b, TPER_PROPS, nt);
+		opal_put_prop_list(&b, TPER_PROPS, nt);
 		opal_put_call_end(&b, 0);
 		assert_int_equal(opal_properties_parse(mem, b.len, p), OPAL_ERR_PROTOCOL);
 		/* No TPer list, and a results list without the call header. */
@@ -474,7 +461,7 @@ static void test_properties_malformed(void **state)
 		assert_int_equal(opal_properties_parse(mem, b.len, p), OPAL_ERR_PROTOCOL);
 		opal_buf_init(&b, mem, sizeof(mem));
 		opal_put_control(&b, OPAL_TOK_STARTLIST);
-		put_pairs(&b, TPER_PROPS, nt);
+		opal_put_prop_list(&b, TPER_PROPS, nt);
 		opal_put_call_end(&b, 0);
 		assert_int_equal(opal_properties_parse(mem, b.len, p), OPAL_ERR_PROTOCOL);
 	}
@@ -489,7 +476,7 @@ static void test_properties_malformed(void **state)
 	 * or unprintable, more pairs than OPAL_PROPS_MAX, more than a ComPacket. */
 	{
 		char longname[OPAL_PROP_NAME_MAX + 2];
-		struct pp bad[1] = { { longname, 1 } };
+		struct opal_prop_out bad[1] = { { longname, 1 } };
 
 		memset(longname, 'N', sizeof(longname) - 1);
 		longname[sizeof(longname) - 1] = 0;

@@ -508,32 +508,19 @@ static struct opal_dev *spy_dev(struct spy *sp, struct sedsim *sim)
 	return dev;
 }
 
-struct pp {
-	const char *name;
-	uint64_t v;
-};
-
-static void put_pairs(struct opal_buf *b, const struct pp *p, size_t n)
-{
-	opal_put_control(b, OPAL_TOK_STARTLIST);
-	for (size_t i = 0; i < n; i++)
-		opal_put_prop(b, p[i].name, p[i].v);
-	opal_put_control(b, OPAL_TOK_ENDLIST);
-}
-
 /* A Properties reply with the TPer list t and, when h, the host echo h. */
-static size_t props_reply(uint8_t *mem, size_t cap, const struct pp *t, size_t nt,
-			  const struct pp *h, size_t nh)
+static size_t props_reply(uint8_t *mem, size_t cap, const struct opal_prop_out *t, size_t nt,
+			  const struct opal_prop_out *h, size_t nh)
 {
 	struct opal_buf b;
 
 	opal_buf_init(&b, mem, cap);
 	opal_put_call_begin(&b, &OPAL_UID_SMUID, &OPAL_M_PROPERTIES);
-	put_pairs(&b, t, nt);
+	opal_put_prop_list(&b, t, nt);
 	if (h) {
 		opal_put_control(&b, OPAL_TOK_STARTNAME);
 		opal_put_uint(&b, 0);
-		put_pairs(&b, h, nh);
+		opal_put_prop_list(&b, h, nh);
 		opal_put_control(&b, OPAL_TOK_ENDNAME);
 	}
 	opal_put_call_end(&b, 0);
@@ -701,7 +688,7 @@ static void test_properties_host_limits(void **state)
 	free(p);
 }
 
-static const struct pp SIM_TPER[] = {
+static const struct opal_prop_out SIM_TPER[] = {
 	{ "MaxComPacketSize", 2048 }, { "MaxResponseComPacketSize", 2048 },
 	{ "MaxPacketSize", 2028 }, { "MaxIndTokenSize", 300 }, { "MaxPackets", 1 },
 	{ "MaxSubpackets", 1 }, { "MaxMethods", 1 }, { "VendorThing", 5 },
@@ -758,10 +745,10 @@ static void test_properties_bad_replies(void **state)
 {
 	struct fx *f = *state;
 	struct opal_props *p = calloc(1, sizeof(*p));
-	static const struct pp long_name[] = {
+	static const struct opal_prop_out long_name[] = {
 		{ "MaxComPacketSizeButMuchLongerThanAnyName", 1024 },
 	};
-	static const struct pp two[] = { { "MaxComPacketSize", 1024 }, { "MaxPackets", 1 } };
+	static const struct opal_prop_out two[] = { { "MaxComPacketSize", 1024 }, { "MaxPackets", 1 } };
 	uint8_t replies[5][512], msid[OPAL_PIN_MAX];
 	size_t lens[5], n;
 	int want[5];
@@ -789,7 +776,7 @@ static void test_properties_bad_replies(void **state)
 	/* 3: HostProperties that are not a list of pairs: [ 5 ]. */
 	opal_buf_init(&b, replies[3], sizeof(replies[3]));
 	opal_put_call_begin(&b, &OPAL_UID_SMUID, &OPAL_M_PROPERTIES);
-	put_pairs(&b, two, 2);
+	opal_put_prop_list(&b, two, 2);
 	opal_put_control(&b, OPAL_TOK_STARTNAME);
 	opal_put_uint(&b, 0);
 	opal_put_control(&b, OPAL_TOK_STARTLIST);

@@ -884,24 +884,11 @@ static void start_session(struct sedsim *sim, const struct call *c, struct opal_
 	opal_put_call_end(o, 0);
 }
 
-struct sim_prop {
-	const char *name;
-	uint64_t v;
-};
-
-static void put_props(struct opal_buf *o, const struct sim_prop *p, size_t n)
-{
-	opal_put_control(o, OPAL_TOK_STARTLIST);
-	for (size_t i = 0; i < n; i++)
-		opal_put_prop(o, p[i].name, p[i].v);
-	opal_put_control(o, OPAL_TOK_ENDLIST);
-}
-
 /*
  * Lower the host limits in host[] to what the HostProperties list at v
  * proposes (a TPer uses the smaller of the two). False when malformed.
  */
-static bool take_host_props(const struct opal_tokens *t, size_t v, struct sim_prop *host,
+static bool take_host_props(const struct opal_tokens *t, size_t v, struct opal_prop_out *host,
 			    size_t n)
 {
 	size_t end;
@@ -934,7 +921,7 @@ static void properties(struct sedsim *sim, const struct call *c, struct opal_buf
 {
 	size_t max = sim->max_compacket;
 	/* What this TPer really does: one ComPacket buffer, one session. */
-	const struct sim_prop tper[] = {
+	const struct opal_prop_out tper[] = {
 		{ "MaxComPacketSize", max },
 		{ "MaxResponseComPacketSize", max },
 		{ "MaxPacketSize", max - OPAL_COMPACKET_HDR },
@@ -946,7 +933,7 @@ static void properties(struct sedsim *sim, const struct call *c, struct opal_buf
 		{ "MaxAuthentications", 2 },
 		{ "MaxTransactionLimit", 0 },
 	};
-	struct sim_prop host[] = {
+	struct opal_prop_out host[] = {
 		{ "MaxComPacketSize", max },
 		{ "MaxResponseComPacketSize", max },
 		{ "MaxPacketSize", max - OPAL_COMPACKET_HDR },
@@ -962,11 +949,11 @@ static void properties(struct sedsim *sim, const struct call *c, struct opal_buf
 		return;
 	}
 	opal_put_call_begin(o, &OPAL_UID_SMUID, &OPAL_M_PROPERTIES);
-	put_props(o, tper, sizeof(tper) / sizeof(tper[0]));
+	opal_put_prop_list(o, tper, sizeof(tper) / sizeof(tper[0]));
 	if (hp) {
 		opal_put_control(o, OPAL_TOK_STARTNAME);
 		opal_put_uint(o, 0);
-		put_props(o, host, sizeof(host) / sizeof(host[0]));
+		opal_put_prop_list(o, host, sizeof(host) / sizeof(host[0]));
 		opal_put_control(o, OPAL_TOK_ENDNAME);
 		/* Responses from now on fit what the host takes. */
 		sim->host_max_compacket = host[0].v < host[1].v ? host[0].v : host[1].v;
