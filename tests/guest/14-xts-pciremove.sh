@@ -43,20 +43,11 @@ if xo_vdev >/dev/null; then
 else
 	ok "the virtio-crypto device is gone"
 fi
-noe1=$(xo_total fallback_noengine)
-expect_ge "requests went to the fallback without the engine (fallback_noengine +$((noe1 - noe0)))" \
-	$((noe1 - noe0)) 1
-check "the data written across the removal reads back intact" readback_equal xtsp /tmp/plain
+xo_after_removal xtsp /tmp/plain "$noe0" removal
 
 echo 1 >/sys/bus/pci/rescan
-wait_until 30 xo_bound
-result "after rescan the device is bound to xts_offload again ($(xo_vdev))" $?
-req1=$(xo_total requests)
 random_file /tmp/plain2 8
-check "write and verify 8 MiB after the rescan" write_verify xtsp /tmp/plain2
-req2=$(xo_total requests)
-expect_ge "the engine does the work again (requests +$((req2 - req1)))" \
-	$((req2 - req1)) $((8 * MIB / 512))
+xo_offload_resumes xtsp /tmp/plain2 rescan
 check "cryptsetup close" xts_close xtsp
 
 # The device now holds plain2 followed by the rest of plain.

@@ -17,14 +17,10 @@ check "TCMU and SCSI modules load" load configfs target_core_user tcm_loop sd_mo
 
 # Start the drive's handler (a power-on) and wait until it maps the device.
 serve() {
-	: >"$D/serve.log"
-	sedsim serve "$D/drive" sedsim 2>>"$D/serve.log" &
-	SERVE_PID=$!
-	for _i in $(seq 1 50); do
-		grep -q serving "$D/serve.log" && return 0
-		sleep 0.1
-	done
-	return 1
+	start_server "$D/serve.log" sedsim serve "$D/drive" sedsim
+	_rc=$?
+	SERVE_PID=$SERVER_PID
+	return $_rc
 }
 
 # The disk sd created for our LUN, by its INQUIRY model.

@@ -46,14 +46,10 @@ check "loopback interface up" ip link set lo up
 
 # Start the drive's NVMe/TCP target (a power-on) and wait until it listens.
 serve() {
-	: >"$D/serve.log"
-	sedsim serve-nvme "$D/drive" --port $PORT --nqn $NQN 2>>"$D/serve.log" &
-	SERVE_PID=$!
-	for _i in $(seq 1 50); do
-		grep -q serving "$D/serve.log" && return 0
-		sleep 0.1
-	done
-	return 1
+	start_server "$D/serve.log" sedsim serve-nvme "$D/drive" --port $PORT --nqn $NQN
+	_rc=$?
+	SERVE_PID=$SERVER_PID
+	return $_rc
 }
 
 # The controller the host created for our subsystem: nvmeN.

@@ -80,6 +80,22 @@ postcheck() {
 	printf '#@postcheck\t%s\t%s\n' "$_desc" "$*"
 }
 
+# start_server LOG CMD [ARGS...]: run CMD in the background, its stderr
+# appended to LOG (emptied first), and wait up to 5 s until LOG says
+# "serving". SERVER_PID is CMD's pid.
+start_server() {
+	_log=$1
+	shift
+	: >"$_log"
+	"$@" 2>>"$_log" &
+	SERVER_PID=$!
+	for _i in $(seq 1 50); do
+		grep -q serving "$_log" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # host_hotplug del|add: ask the harness to hot-unplug (QMP device_del: an
 # ACPI eject request the guest's kernel completes) or hot-plug (device_add)
 # the virtio-crypto device. Returns at once; the caller waits for the

@@ -168,6 +168,29 @@ wait_until() {
 	done
 }
 
+# xo_after_removal MAPPING FILE NOENGINE0 WHAT: two results after the device
+# went away during a write of FILE: requests went to the fallback
+# (fallback_noengine above NOENGINE0), and FILE reads back intact.
+xo_after_removal() {
+	_noe=$(xo_total fallback_noengine)
+	expect_ge "requests went to the fallback without the engine (fallback_noengine +$((_noe - $3)))" \
+		$((_noe - $3)) 1
+	check "the data written across the $4 reads back intact" readback_equal "$1" "$2"
+}
+
+# xo_offload_resumes MAPPING FILE WHAT: three results once the device is
+# back: it binds within 60 s, FILE is written and read back through MAPPING,
+# and the engine did it (at least one request per 512 bytes of FILE).
+xo_offload_resumes() {
+	wait_until 60 xo_bound
+	result "after the $3 the device is bound to xts_offload ($(xo_vdev))" $?
+	_r1=$(xo_total requests)
+	check "write and verify $(($(stat -c %s "$2") >> 20)) MiB after the $3" write_verify "$1" "$2"
+	_r2=$(xo_total requests)
+	expect_ge "the engine does the work again (requests +$((_r2 - _r1)))" \
+		$((_r2 - _r1)) $(($(stat -c %s "$2") / 512))
+}
+
 # counter_above NAME VALUE: the total counter NAME exceeds VALUE.
 counter_above() {
 	[ "$(xo_total "$1")" -gt "$2" ]
