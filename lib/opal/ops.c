@@ -349,8 +349,10 @@ static int table_read(struct opal_session *s, const opal_uid *table, uint64_t of
 	return rc;
 }
 
-int opal_mbr_write(struct opal_dev *dev, const struct opal_key *admin, uint64_t offset,
-		   const void *buf, size_t len)
+/* Write (rd NULL) or read a byte table as Admin1, in one session. */
+static int admin_table_io(struct opal_dev *dev, const struct opal_key *admin,
+			  const opal_uid *table, uint64_t offset, const void *wr, void *rd,
+			  size_t len)
 {
 	struct opal_session *s;
 	int rc;
@@ -358,34 +360,26 @@ int opal_mbr_write(struct opal_dev *dev, const struct opal_key *admin, uint64_t 
 	rc = admin_session(dev, admin, &s);
 	if (rc)
 		return rc;
-	rc = table_write(s, &OPAL_UID_MBR, offset, buf, len);
+	rc = rd ? table_read(s, table, offset, rd, len) : table_write(s, table, offset, wr, len);
 	return finish(s, rc);
+}
+
+int opal_mbr_write(struct opal_dev *dev, const struct opal_key *admin, uint64_t offset,
+		   const void *buf, size_t len)
+{
+	return admin_table_io(dev, admin, &OPAL_UID_MBR, offset, buf, NULL, len);
 }
 
 int opal_datastore_write(struct opal_dev *dev, const struct opal_key *admin, uint64_t offset,
 			 const void *buf, size_t len)
 {
-	struct opal_session *s;
-	int rc;
-
-	rc = admin_session(dev, admin, &s);
-	if (rc)
-		return rc;
-	rc = table_write(s, &OPAL_UID_DATASTORE, offset, buf, len);
-	return finish(s, rc);
+	return admin_table_io(dev, admin, &OPAL_UID_DATASTORE, offset, buf, NULL, len);
 }
 
 int opal_datastore_read(struct opal_dev *dev, const struct opal_key *admin, uint64_t offset,
 			void *buf, size_t len)
 {
-	struct opal_session *s;
-	int rc;
-
-	rc = admin_session(dev, admin, &s);
-	if (rc)
-		return rc;
-	rc = table_read(s, &OPAL_UID_DATASTORE, offset, buf, len);
-	return finish(s, rc);
+	return admin_table_io(dev, admin, &OPAL_UID_DATASTORE, offset, NULL, buf, len);
 }
 
 int opal_erase_range(struct opal_dev *dev, const struct opal_key *admin, unsigned range)

@@ -47,21 +47,31 @@ static int set_key(struct opal_key *k, const uint8_t *key, size_t len, unsigned 
 	return 0;
 }
 
+/*
+ * The usual call: set the key k (which lies inside arg) for range lr, issue
+ * req with arg, and wipe arg, key included, whatever happened.
+ */
+static int keyed_ioctl(int fd, unsigned long req, void *arg, size_t size, struct opal_key *k,
+		       const uint8_t *key, size_t len, unsigned lr)
+{
+	int rc = set_key(k, key, len, lr);
+
+	if (!rc)
+		rc = kret(ioctl(fd, req, arg));
+	explicit_bzero(arg, size);
+	return rc;
+}
+
 int kopal_take_ownership(int fd, const uint8_t *key, size_t len)
 {
 	struct opal_key k;
-	int rc = set_key(&k, key, len, 0);
 
-	if (!rc)
-		rc = kret(ioctl(fd, IOC_OPAL_TAKE_OWNERSHIP, &k));
-	explicit_bzero(&k, sizeof(k));
-	return rc;
+	return keyed_ioctl(fd, IOC_OPAL_TAKE_OWNERSHIP, &k, sizeof(k), &k, key, len, 0);
 }
 
 int kopal_activate_lsp(int fd, const uint8_t *key, size_t len)
 {
 	struct opal_lr_act a;
-	int rc;
 
 	memset(&a, 0, sizeof(a));
 	/*
@@ -70,18 +80,13 @@ int kopal_activate_lsp(int fd, const uint8_t *key, size_t len)
 	 */
 	a.num_lrs = 1;
 	a.lr[0] = 0;
-	rc = set_key(&a.key, key, len, 0);
-	if (!rc)
-		rc = kret(ioctl(fd, IOC_OPAL_ACTIVATE_LSP, &a));
-	explicit_bzero(&a, sizeof(a));
-	return rc;
+	return keyed_ioctl(fd, IOC_OPAL_ACTIVATE_LSP, &a, sizeof(a), &a.key, key, len, 0);
 }
 
 int kopal_lr_setup(int fd, const uint8_t *key, size_t len, unsigned range, uint64_t start,
 		   uint64_t length, bool rle, bool wle)
 {
 	struct opal_user_lr_setup s;
-	int rc;
 
 	memset(&s, 0, sizeof(s));
 	s.range_start = start;
@@ -89,11 +94,8 @@ int kopal_lr_setup(int fd, const uint8_t *key, size_t len, unsigned range, uint6
 	s.RLE = rle;
 	s.WLE = wle;
 	s.session.who = OPAL_ADMIN1;
-	rc = set_key(&s.session.opal_key, key, len, range);
-	if (!rc)
-		rc = kret(ioctl(fd, IOC_OPAL_LR_SETUP, &s));
-	explicit_bzero(&s, sizeof(s));
-	return rc;
+	return keyed_ioctl(fd, IOC_OPAL_LR_SETUP, &s, sizeof(s), &s.session.opal_key, key, len,
+			   range);
 }
 
 int kopal_lock_unlock(int fd, unsigned who, const uint8_t *key, size_t len, unsigned range,
@@ -118,54 +120,37 @@ int kopal_lock_unlock(int fd, unsigned who, const uint8_t *key, size_t len, unsi
 int kopal_revert(int fd, const uint8_t *key, size_t len, bool psid)
 {
 	struct opal_key k;
-	int rc = set_key(&k, key, len, 0);
 
-	if (!rc)
-		rc = kret(ioctl(fd, psid ? IOC_OPAL_PSID_REVERT_TPR : IOC_OPAL_REVERT_TPR, &k));
-	explicit_bzero(&k, sizeof(k));
-	return rc;
+	return keyed_ioctl(fd, psid ? IOC_OPAL_PSID_REVERT_TPR : IOC_OPAL_REVERT_TPR, &k,
+			   sizeof(k), &k, key, len, 0);
 }
 
 int kopal_secure_erase(int fd, const uint8_t *key, size_t len, unsigned range)
 {
 	struct opal_session_info s;
-	int rc;
 
 	memset(&s, 0, sizeof(s));
 	s.who = OPAL_ADMIN1;
-	rc = set_key(&s.opal_key, key, len, range);
-	if (!rc)
-		rc = kret(ioctl(fd, IOC_OPAL_SECURE_ERASE_LR, &s));
-	explicit_bzero(&s, sizeof(s));
-	return rc;
+	return keyed_ioctl(fd, IOC_OPAL_SECURE_ERASE_LR, &s, sizeof(s), &s.opal_key, key, len,
+			   range);
 }
 
 int kopal_mbr_enable(int fd, const uint8_t *key, size_t len, bool enable)
 {
 	struct opal_mbr_data m;
-	int rc;
 
 	memset(&m, 0, sizeof(m));
 	m.enable_disable = enable ? OPAL_MBR_ENABLE : OPAL_MBR_DISABLE;
-	rc = set_key(&m.key, key, len, 0);
-	if (!rc)
-		rc = kret(ioctl(fd, IOC_OPAL_ENABLE_DISABLE_MBR, &m));
-	explicit_bzero(&m, sizeof(m));
-	return rc;
+	return keyed_ioctl(fd, IOC_OPAL_ENABLE_DISABLE_MBR, &m, sizeof(m), &m.key, key, len, 0);
 }
 
 int kopal_mbr_done(int fd, const uint8_t *key, size_t len, bool done)
 {
 	struct opal_mbr_done m;
-	int rc;
 
 	memset(&m, 0, sizeof(m));
 	m.done_flag = done ? OPAL_MBR_DONE : OPAL_MBR_NOT_DONE;
-	rc = set_key(&m.key, key, len, 0);
-	if (!rc)
-		rc = kret(ioctl(fd, IOC_OPAL_MBR_DONE, &m));
-	explicit_bzero(&m, sizeof(m));
-	return rc;
+	return keyed_ioctl(fd, IOC_OPAL_MBR_DONE, &m, sizeof(m), &m.key, key, len, 0);
 }
 
 int kopal_discovery(int fd, void *buf, size_t len)
