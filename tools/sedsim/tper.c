@@ -479,6 +479,24 @@ static int parse_ace(int sp, const struct opal_tokens *t, size_t v, uint32_t *ma
 	return 0;
 }
 
+/*
+ * A reset list (LockOnReset, DoneOnReset) at token v: *on is set when it
+ * names Power Cycle (0), the only reset type this drive has.
+ */
+static int reset_list(const struct opal_tokens *t, size_t v, uint8_t *on)
+{
+	size_t end;
+
+	if (!opal_tok_is(&t->tok[v], OPAL_TOK_STARTLIST))
+		return OPAL_ST_INVALID_PARAMETER;
+	end = opal_tok_skip(t, v);
+	*on = 0;
+	for (size_t i = v + 1; i + 1 < end; i++)
+		if (is_uint(t, i) && t->tok[i].uint == 0)
+			*on = 1;
+	return 0;
+}
+
 static int set_column(struct sedsim *sim, struct sim_state *st, struct obj ob,
 		      const struct opal_tokens *t, unsigned col, size_t v)
 {
@@ -548,18 +566,8 @@ static int set_column(struct sedsim *sim, struct sim_state *st, struct obj ob,
 			else
 				r->wle = (uint8_t)u;
 			return 0;
-		case OPAL_COL_LOCK_ON_RESET: {
-			size_t end;
-
-			if (!opal_tok_is(&t->tok[v], OPAL_TOK_STARTLIST))
-				return OPAL_ST_INVALID_PARAMETER;
-			end = opal_tok_skip(t, v);
-			r->lock_on_reset = 0;
-			for (size_t i = v + 1; i + 1 < end; i++)
-				if (is_uint(t, i) && t->tok[i].uint == 0)
-					r->lock_on_reset = 1;
-			return 0;
-		}
+		case OPAL_COL_LOCK_ON_RESET:
+			return reset_list(t, v, &r->lock_on_reset);
 		default:
 			return OPAL_ST_INVALID_PARAMETER;
 		}
@@ -567,18 +575,8 @@ static int set_column(struct sedsim *sim, struct sim_state *st, struct obj ob,
 	case OBJ_MBRCTL:
 		if (!admin)
 			return OPAL_ST_NOT_AUTHORIZED;
-		if (col == OPAL_COL_MBR_DONE_ON_RESET) {
-			size_t end;
-
-			if (!opal_tok_is(&t->tok[v], OPAL_TOK_STARTLIST))
-				return OPAL_ST_INVALID_PARAMETER;
-			end = opal_tok_skip(t, v);
-			st->mbr_done_on_reset = 0;
-			for (size_t i = v + 1; i + 1 < end; i++)
-				if (is_uint(t, i) && t->tok[i].uint == 0)
-					st->mbr_done_on_reset = 1;
-			return 0;
-		}
+		if (col == OPAL_COL_MBR_DONE_ON_RESET)
+			return reset_list(t, v, &st->mbr_done_on_reset);
 		if (!is_uint(t, v) || u > 1)
 			return OPAL_ST_INVALID_PARAMETER;
 		if (col == OPAL_COL_MBR_ENABLE)
