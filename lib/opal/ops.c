@@ -408,25 +408,35 @@ int opal_erase_range(struct opal_dev *dev, const struct opal_key *admin, unsigne
 	return finish(s, rc);
 }
 
-static int revert_as(struct opal_dev *dev, const opal_uid *auth, const struct opal_key *key)
+/*
+ * Revert or RevertSP, without parameters, in session s. On success the TPer
+ * has ended the session itself: it is only dropped here.
+ */
+static int revert_call(struct opal_session *s, const opal_uid *invoking, const opal_uid *method)
 {
 	uint8_t mem[128];
 	struct opal_buf b;
+	int rc;
+
+	opal_buf_init(&b, mem, sizeof(mem));
+	opal_put_call_begin(&b, invoking, method);
+	opal_put_call_end(&b, 0);
+	rc = opal_call_simple(s, &b);
+	if (rc)
+		return finish(s, rc);
+	opal_session_drop(s);
+	return 0;
+}
+
+static int revert_as(struct opal_dev *dev, const opal_uid *auth, const struct opal_key *key)
+{
 	struct opal_session *s;
 	int rc;
 
 	rc = opal_start_session(dev, &OPAL_UID_ADMINSP, auth, key, true, &s);
 	if (rc)
 		return rc;
-	opal_buf_init(&b, mem, sizeof(mem));
-	opal_put_call_begin(&b, &OPAL_UID_ADMINSP, &OPAL_M_REVERT);
-	opal_put_call_end(&b, 0);
-	rc = opal_call_simple(s, &b);
-	if (rc)
-		return finish(s, rc);
-	/* A successful Revert of the Admin SP ends the session on the TPer. */
-	opal_session_drop(s);
-	return 0;
+	return revert_call(s, &OPAL_UID_ADMINSP, &OPAL_M_REVERT);
 }
 
 int opal_revert_tper(struct opal_dev *dev, const struct opal_key *sid)
@@ -441,22 +451,13 @@ int opal_psid_revert(struct opal_dev *dev, const struct opal_key *psid)
 
 int opal_revert_locking_sp(struct opal_dev *dev, const struct opal_key *admin)
 {
-	uint8_t mem[128];
-	struct opal_buf b;
 	struct opal_session *s;
 	int rc;
 
 	rc = admin_session(dev, admin, &s);
 	if (rc)
 		return rc;
-	opal_buf_init(&b, mem, sizeof(mem));
-	opal_put_call_begin(&b, &OPAL_UID_THISSP, &OPAL_M_REVERTSP);
-	opal_put_call_end(&b, 0);
-	rc = opal_call_simple(s, &b);
-	if (rc)
-		return finish(s, rc);
-	opal_session_drop(s);
-	return 0;
+	return revert_call(s, &OPAL_UID_THISSP, &OPAL_M_REVERTSP);
 }
 
 int opal_random(struct opal_dev *dev, void *buf, size_t len)

@@ -705,6 +705,17 @@ static void clear_tables(struct sedsim *sim)
 }
 
 /* Returns the status; on success may have written results into o itself. */
+/* After Revert or RevertSP: byte tables cleared, state saved, session ended. */
+static int reverted(struct sedsim *sim, struct opal_buf *o, bool *close_after)
+{
+	clear_tables(sim);
+	if (sim_save(sim))
+		return OPAL_ST_TPER_MALFUNCTION;
+	reply_empty(o, 0);
+	*close_after = true;
+	return 0;
+}
+
 static int dispatch(struct sedsim *sim, const struct call *c, struct opal_buf *o,
 		    bool *close_after)
 {
@@ -782,24 +793,14 @@ static int dispatch(struct sedsim *sim, const struct call *c, struct opal_buf *o
 		if (!(s->auth & (AUTH_BIT(AUTH_SID) | AUTH_BIT(AUTH_PSID))))
 			return OPAL_ST_NOT_AUTHORIZED;
 		revert_admin_sp(sim);
-		clear_tables(sim);
-		if (sim_save(sim))
-			return OPAL_ST_TPER_MALFUNCTION;
-		reply_empty(o, 0);
-		*close_after = true;
-		return 0;
+		return reverted(sim, o, close_after);
 	}
 	if (opal_uid_eq(&c->meth, &OPAL_M_REVERTSP) && ob.kind == OBJ_THISSP &&
 	    s->sp == SP_LOCKING) {
 		if (!is_admin(s))
 			return OPAL_ST_NOT_AUTHORIZED;
 		sim_factory_locking_sp(st);
-		clear_tables(sim);
-		if (sim_save(sim))
-			return OPAL_ST_TPER_MALFUNCTION;
-		reply_empty(o, 0);
-		*close_after = true;
-		return 0;
+		return reverted(sim, o, close_after);
 	}
 	if ((opal_uid_eq(&c->meth, &OPAL_M_GENKEY) && ob.kind == OBJ_KAES) ||
 	    (opal_uid_eq(&c->meth, &OPAL_M_ERASE) && ob.kind == OBJ_LOCKING)) {
