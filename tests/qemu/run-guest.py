@@ -288,7 +288,7 @@ def find_module(path):
 
 def qemu_command(args, kernel, initrd, sock, disks, qmp):
 	accel = os.environ.get('FDEKIT_QEMU_ACCEL', 'tcg')
-	cmd = ['qemu-system-x86_64', '-accel', accel, '-cpu', 'max',
+	cmd = ['qemu-system-x86_64', '-accel', accel, '-cpu', args.cpu,
 	       '-m', args.mem, '-smp', str(args.smp),
 	       '-nographic', '-no-reboot', '-nodefaults',
 	       '-kernel', kernel, '-initrd', initrd,
@@ -520,6 +520,8 @@ def main():
 		       help='NAME=PATH: host program a post-check may run')
 	p.add_argument('--icount', action='store_true',
 		       help='deterministic guest time (-icount shift=0,sleep=off, device notify in the vCPU thread)')
+	p.add_argument('--cpu', default='max',
+		       help='QEMU CPU model and features (default max)')
 	p.add_argument('--mem', default='2G')
 	p.add_argument('--smp', type=int, default=1)
 	p.add_argument('--timeout', type=int, default=900,
