@@ -60,8 +60,8 @@ done
 rm -f /tmp/key
 
 # Per-queue submissions (debugfs) account for every request the engine did.
-# QEMU's builtin back end has one data queue, so spreading over several
-# cannot be exercised here.
+# The default device has one data queue; 18-xts-multiqueue.sh checks the
+# spreading over several.
 queues=/sys/kernel/debug/xts_offload/$(xo_vdev)/queues
 sed 's/^/# /' "$queues"
 expect_ge "per-queue submissions (debugfs) cover every engine request" \

@@ -22,6 +22,8 @@ arguments is replaced by the disk image's path; and, through lib.sh's
 completes) or hot-plug (device_add) of the virtio-crypto device, id
 crypt0, while the script runs.
 
+--crypto-queues N gives the virtio-crypto device N data queues (default 1).
+
 Without script arguments, every tests/guest/[0-9][0-9]-*.sh runs, or only
 those matching one of the glob patterns in FDEKIT_GUEST_SCRIPTS.
 
@@ -295,7 +297,9 @@ def qemu_command(args, kernel, initrd, sock, disks, qmp):
 	       # fdekit.icount tells guest scripts that guest time is
 	       # deterministic (tight bounds on measured ratios apply).
 	       '-append', 'console=ttyS0 panic=-1 quiet ' +
-	       ('fdekit.icount ' if args.icount else '') + args.append,
+	       ('fdekit.icount ' if args.icount else '') +
+	       (f'fdekit.crypto_queues={args.crypto_queues} '
+		if args.crypto_queues > 1 else '') + args.append,
 	       '-serial', 'stdio',
 	       '-chardev', f'socket,id=tap,path={sock}',
 	       '-serial', 'chardev:tap',
@@ -312,10 +316,33 @@ def qemu_command(args, kernel, initrd, sock, disks, qmp):
 		# engine vary with host load, the others repeat.
 		cmd += ['-icount', 'shift=0,sleep=off',
 			'-global', 'virtio-crypto-pci.ioeventfd=off']
+	if args.crypto_queues > 1:
+		cmd += ['--preconfig']		# see set_crypto_queues
 	for i, (name, image) in enumerate(disks):
 		cmd += ['-drive', f'file={image},if=none,id=d{i},format=raw,cache=unsafe',
 			'-device', f'virtio-blk-pci,drive=d{i},serial={name}']
 	return cmd + args.qemu_arg
+
+
+def set_crypto_queues(qmp, queues, qemu):
+	"""QEMU's builtin back end refuses more than one queue when it is
+	created, yet works with any number: the device processes every data
+	queue in QEMU's main loop, and a session serves them all. So QEMU starts
+	paused before the machine exists (--preconfig), the back end's queues
+	are raised, and then the machine (the device, with that many data
+	queues) is created."""
+	# QEMU opens the QMP socket after the serial ports' chardevs.
+	deadline = time.monotonic() + 30
+	while not os.path.exists(qmp.path) and qemu.poll() is None \
+	      and time.monotonic() < deadline:
+		time.sleep(0.05)
+	try:
+		qmp.command('qom-set', {'path': '/objects/c0', 'property': 'queues',
+					'value': queues})
+		qmp.command('x-exit-preconfig')
+	except (OSError, ValueError, RuntimeError) as e:
+		os.killpg(qemu.pid, signal.SIGKILL)
+		die(f'cannot give the virtio-crypto device {queues} queues: {e}')
 
 
 def run(args):
@@ -403,6 +430,8 @@ def boot(args, kver, kernel, initrd, workdir, scripts, tools, rebuilt, built):
 		out = qemu.communicate()[0].decode(errors='replace')
 		die(f'qemu did not start: {out.strip()[-500:]}')
 	srv.close()
+	if args.crypto_queues > 1:
+		set_crypto_queues(tap.qmp, args.crypto_queues, qemu)
 
 	trouble = []
 	bufs = {qemu.stdout.fileno(): b'', conn.fileno(): b''}
@@ -529,6 +558,9 @@ def main():
 	p.add_argument('--append', default='', help='extra kernel command line')
 	p.add_argument('--qemu-arg', action='append', default=[],
 		       help='extra qemu argument (repeatable)')
+	p.add_argument('--crypto-queues', type=int, default=1,
+		       help='data queues of the virtio-crypto device (default 1); '
+		       'the guest sees the number as fdekit.crypto_queues=N')
 	p.add_argument('--plain', action='store_true',
 		       help='pass the scripts\' output through, no TAP')
 	p.add_argument('--keep', action='store_true',
@@ -536,6 +568,8 @@ def main():
 	p.add_argument('scripts', nargs='*',
 		       help='guest scripts (default: tests/guest/[0-9][0-9]-*.sh)')
 	args = p.parse_args()
+	if not 1 <= args.crypto_queues <= 64:
+		die('--crypto-queues takes 1 to 64')
 	sys.exit(run(args))
 
 
