@@ -13,13 +13,7 @@
 static LIST_HEAD(xo_engines);
 static DEFINE_MUTEX(xo_engines_lock);
 
-/* Bumped whenever an engine comes or goes: tfms rebind when it changes. */
-static atomic_t xo_engines_gen = ATOMIC_INIT(0);
-
-u32 xo_engine_generation(void)
-{
-	return atomic_read(&xo_engines_gen);
-}
+atomic_t xo_engines_gen = ATOMIC_INIT(0);
 
 int xo_engine_register(struct xo_engine *eng)
 {

@@ -11,6 +11,7 @@
 #ifndef XTS_OFFLOAD_ENGINE_H
 #define XTS_OFFLOAD_ENGINE_H
 
+#include <linux/atomic.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/scatterlist.h>
@@ -95,7 +96,14 @@ int xo_engine_register(struct xo_engine *eng);
 void xo_engine_unregister(struct xo_engine *eng);
 struct xo_engine *xo_engine_get_active(void);
 void xo_engine_put(struct xo_engine *eng);
-u32 xo_engine_generation(void);
+
+/* Bumped whenever an engine comes or goes: tfms rebind when it changes. */
+extern atomic_t xo_engines_gen;
+
+static inline u32 xo_engine_generation(void)
+{
+	return atomic_read(&xo_engines_gen);
+}
 
 int xo_engine_submit(struct xo_engine *eng, struct xo_job *job);
 void xo_engine_complete(struct xo_job *job, int err);

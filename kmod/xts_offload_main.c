@@ -310,37 +310,37 @@ static void xo_maybe_rebind(struct xo_tfm_ctx *ctx)
 }
 
 /*
- * The engine path. Returns the request's result, or -EAGAIN with *why set
- * when the fallback must compute it.
+ * The engine path. Returns the request's result; what the engine cannot
+ * take, or refuses at once, the fallback computes here.
  */
 static noinline int xo_offload(struct skcipher_request *req,
-			       struct xo_tfm_ctx *ctx, bool encrypt,
-			       enum xo_stat *why)
+			       struct xo_tfm_ctx *ctx, bool encrypt)
 {
 	struct xo_req_ctx *rctx = skcipher_request_ctx(req);
 	struct xo_job *job = &rctx->job;
 	unsigned int len = req->cryptlen;
 	struct xo_binding *b;
+	enum xo_stat why = XO_STAT_FB_NOENGINE;
 	struct xo_engine *eng;
 	int ret = -EAGAIN;
 
 	rcu_read_lock();
 	b = rcu_dereference(ctx->binding);
 	if (!b || READ_ONCE(b->engine->dead)) {
-		*why = XO_STAT_FB_NOENGINE;
+		why = XO_STAT_FB_NOENGINE;
 		xo_maybe_rebind(ctx);
 		goto out;
 	}
 	eng = b->engine;
 	if (len > eng->max_len) {
-		*why = XO_STAT_FB_LENGTH;
+		why = XO_STAT_FB_LENGTH;
 		goto out;
 	}
 	job->src = xo_map_sg(req->src, rctx->src, len, eng->max_sg);
 	job->dst = req->dst == req->src ? job->src :
 		   xo_map_sg(req->dst, rctx->dst, len, eng->max_sg);
 	if (!job->src || !job->dst) {
-		*why = XO_STAT_FB_LAYOUT;
+		why = XO_STAT_FB_LAYOUT;
 		goto out;
 	}
 	rctx->req = req;
@@ -357,67 +357,64 @@ static noinline int xo_offload(struct skcipher_request *req,
 		break;
 	case -EIO:
 		/* The engine failed it at once: recompute right here. */
-		*why = XO_STAT_FB_ERROR;
+		why = XO_STAT_FB_ERROR;
 		xo_stats_add(eng->stats, XO_STAT_FB_ERROR, 1);
 		ret = -EAGAIN;
 		break;
 	case -ENOSPC:
-		*why = XO_STAT_FB_BUSY;
+		why = XO_STAT_FB_BUSY;
 		xo_stats_add(eng->stats, XO_STAT_FB_BUSY, 1);
 		ret = -EAGAIN;
 		break;
 	default:
-		*why = XO_STAT_FB_NOENGINE;
+		why = XO_STAT_FB_NOENGINE;
 		ret = -EAGAIN;
 		break;
 	}
 out:
 	rcu_read_unlock();
-	return ret;
-}
-
-/* Everything but the common small request: see xo_crypt(). */
-static noinline int xo_crypt_slow(struct skcipher_request *req, bool encrypt)
-{
-	struct xo_tfm_ctx *ctx = crypto_skcipher_ctx(crypto_skcipher_reqtfm(req));
-	unsigned int len = req->cryptlen;
-	enum xo_stat why;
-	int ret;
-
-	if (unlikely(!ctx->keylen)) {
-		why = XO_STAT_FB_KEYSIZE;
-	} else if (len < READ_ONCE(threshold)) {
-		why = XO_STAT_FB_SMALL;
-	} else if (len < XTS_BLOCK_SIZE || len % XTS_BLOCK_SIZE) {
-		why = XO_STAT_FB_LENGTH;
-	} else if (!rcu_access_pointer(ctx->binding) &&
-		   READ_ONCE(ctx->bound_gen) == xo_engine_generation()) {
-		/* No engine took this key, and none came or went since. */
-		why = XO_STAT_FB_NOENGINE;
-	} else {
-		ret = xo_offload(req, ctx, encrypt, &why);
-		if (ret != -EAGAIN)
-			return ret;
-	}
+	if (ret != -EAGAIN)
+		return ret;
 	xo_stats_add(xo_total_stats, why, 1);
 	return xo_fallback(req, encrypt);
 }
 
 /*
- * Requests below the threshold (with the default, every 512-byte sector) go
- * straight to the fallback: no stack frame, no engine lookup. What this
- * layer adds to the fallback's own cost is what dm-crypt pays for choosing
- * this driver when the engine does not help.
+ * Why @len bytes under @ctx's key go to software without asking the engine,
+ * or XO_NR_STATS when the engine may take them.
+ */
+static __always_inline enum xo_stat xo_software_reason(struct xo_tfm_ctx *ctx,
+						       unsigned int len)
+{
+	if (unlikely(!ctx->keylen))
+		return XO_STAT_FB_KEYSIZE;
+	if (len < READ_ONCE(threshold))
+		return XO_STAT_FB_SMALL;
+	if (len < XTS_BLOCK_SIZE || len % XTS_BLOCK_SIZE)
+		return XO_STAT_FB_LENGTH;
+	/* No engine took this key, and none came or went since. */
+	if (!rcu_access_pointer(ctx->binding) &&
+	    READ_ONCE(ctx->bound_gen) == xo_engine_generation())
+		return XO_STAT_FB_NOENGINE;
+	return XO_NR_STATS;
+}
+
+/*
+ * Requests the engine will not see (with the default threshold, every
+ * 512-byte sector; without an engine, all of them) go straight to the
+ * fallback: no stack frame, no RCU section. What this layer adds to the
+ * fallback's own cost is what dm-crypt pays for choosing this driver when
+ * the engine does not help.
  */
 static __always_inline int xo_crypt(struct skcipher_request *req, bool encrypt)
 {
 	struct xo_tfm_ctx *ctx = crypto_skcipher_ctx(crypto_skcipher_reqtfm(req));
+	enum xo_stat why = xo_software_reason(ctx, req->cryptlen);
 
-	if (req->cryptlen < READ_ONCE(threshold) && likely(ctx->keylen)) {
-		xo_stats_add(xo_total_stats, XO_STAT_FB_SMALL, 1);
-		return xo_fallback(req, encrypt);
-	}
-	return xo_crypt_slow(req, encrypt);
+	if (why == XO_NR_STATS)
+		return xo_offload(req, ctx, encrypt);
+	xo_stats_add(xo_total_stats, why, 1);
+	return xo_fallback(req, encrypt);
 }
 
 static int xo_encrypt(struct skcipher_request *req)
