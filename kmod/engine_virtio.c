@@ -12,6 +12,7 @@
  * The in-kernel virtio_crypto driver matches the same devices; keep it off
  * them (see Documentation/xts-offload.md).
  */
+#include <linux/bottom_half.h>
 #include <linux/completion.h>
 #include <linux/debugfs.h>
 #include <linux/interrupt.h>
@@ -277,6 +278,24 @@ static void xov_dataq_cb(struct virtqueue *vq)
 	tasklet_schedule(&xd->dataq[vq->index].tasklet);
 }
 
+/*
+ * A submitter found other requests done: complete them from dq's tasklet.
+ * In process context a bare tasklet_schedule() wakes ksoftirqd, a scheduler
+ * wakeup and a context switch before the completions run. With bottom
+ * halves disabled around it, the tasklet runs as they are enabled again, in
+ * softirq context, as on the return from an interrupt.
+ */
+static void xov_run_tasklet(struct xov_dataq *dq)
+{
+	if (in_interrupt() || irqs_disabled()) {
+		tasklet_schedule(&dq->tasklet);
+		return;
+	}
+	local_bh_disable();
+	tasklet_schedule(&dq->tasklet);
+	local_bh_enable();
+}
+
 static int xov_submit(struct xo_engine *eng, struct xo_job *job)
 {
 	struct xov_dev *xd = to_xov(eng);
@@ -345,7 +364,7 @@ static int xov_submit(struct xo_engine *eng, struct xo_job *job)
 	others = !list_empty(&dq->done);
 	spin_unlock_irqrestore(&dq->lock, flags);
 	if (others)
-		tasklet_schedule(&dq->tasklet);
+		xov_run_tasklet(dq);
 	return ret;
 
 unlock:
