@@ -320,8 +320,8 @@ static noinline int xo_offload(struct skcipher_request *req,
 	struct xo_job *job = &rctx->job;
 	unsigned int len = req->cryptlen;
 	struct xo_binding *b;
-	enum xo_stat why = XO_STAT_FB_NOENGINE;
 	struct xo_engine *eng;
+	enum xo_stat why;
 	int ret = -EAGAIN;
 
 	rcu_read_lock();
