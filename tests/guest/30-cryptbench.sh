@@ -22,9 +22,12 @@ else
 	diag "wall-clock mode (plain TCG): the ratio bound is checked only with icount"
 fi
 
-# in_range VALUE LO HI: LO <= VALUE <= HI (decimals).
+# in_range VALUE LO HI: VALUE is a decimal number (not empty, nan or inf)
+# and LO <= VALUE <= HI.
 in_range() {
-	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "" && v + 0 >= lo && v + 0 <= hi) }'
+	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN {
+		exit !(v ~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ &&
+		       v + 0 >= lo && v + 0 <= hi) }'
 }
 
 # ratio_check DRIVER ENC DEC: the cryptbench/cryptsetup ratios, bounded in
