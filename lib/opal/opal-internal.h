@@ -45,6 +45,8 @@ size_t opal_session_reply_room(const struct opal_session *s, size_t overhead);
 
 /* Parse r->raw into tokens, find the results list and the method status. */
 int opal_resp_parse(struct opal_resp *r);
+/* The value token of column col inside a Get result, or 0 if absent. */
+size_t opal_resp_column(const struct opal_resp *r, unsigned col);
 void opal_put_get_cols(struct opal_buf *b, const opal_uid *obj, unsigned first,
 		       unsigned last);
 int opal_get_columns(struct opal_session *s, const opal_uid *obj, unsigned first,

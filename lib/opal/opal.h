@@ -52,6 +52,7 @@ enum opal_status {
 	OPAL_ERR_NOMEM,
 	OPAL_ERR_NOT_OPAL,		/* no Opal SSC in Level 0 Discovery */
 	OPAL_ERR_TOO_LARGE,		/* call larger than the TPer accepts: not sent */
+	OPAL_ERR_SESSION_CLOSED,	/* the TPer ended the session (CloseSession) */
 };
 
 /* "authentication failed", "malformed response", ... never NULL. */
@@ -66,7 +67,7 @@ typedef struct {
 #define OPAL_UID_INIT(a, b, c, d, e, f, g, h) {{ a, b, c, d, e, f, g, h }}
 
 extern const opal_uid OPAL_UID_SMUID, OPAL_UID_THISSP, OPAL_UID_ADMINSP,
-	OPAL_UID_LOCKINGSP, OPAL_UID_ANYBODY, OPAL_UID_SID, OPAL_UID_PSID,
+	OPAL_UID_LOCKINGSP, OPAL_UID_ANYBODY, OPAL_UID_ADMINS, OPAL_UID_SID, OPAL_UID_PSID,
 	OPAL_UID_C_PIN_MSID, OPAL_UID_C_PIN_SID, OPAL_UID_C_PIN_PSID,
 	OPAL_UID_LOCKING_INFO, OPAL_UID_MBRCONTROL, OPAL_UID_MBR,
 	OPAL_UID_DATASTORE, OPAL_UID_TABLE_MBR, OPAL_UID_TABLE_DATASTORE,
@@ -74,7 +75,7 @@ extern const opal_uid OPAL_UID_SMUID, OPAL_UID_THISSP, OPAL_UID_ADMINSP,
 
 /* Method UIDs. */
 extern const opal_uid OPAL_M_PROPERTIES, OPAL_M_STARTSESSION,
-	OPAL_M_SYNCSESSION, OPAL_M_NEXT, OPAL_M_GENKEY, OPAL_M_REVERTSP,
+	OPAL_M_SYNCSESSION, OPAL_M_CLOSESESSION, OPAL_M_NEXT, OPAL_M_GENKEY, OPAL_M_REVERTSP,
 	OPAL_M_GET, OPAL_M_SET, OPAL_M_AUTHENTICATE, OPAL_M_RANDOM,
 	OPAL_M_REVERT, OPAL_M_ACTIVATE, OPAL_M_ERASE, OPAL_M_GETACL;
 
@@ -84,8 +85,10 @@ opal_uid opal_uid_c_pin_admin(unsigned n);
 opal_uid opal_uid_c_pin_user(unsigned n);
 opal_uid opal_uid_locking_range(unsigned n);	/* 0 = global range */
 opal_uid opal_uid_k_aes_256(unsigned n);	/* 0 = global range */
+/* Range ACEs, n = range (0 = global): Set_RdLocked, Set_WrLocked, Get_RangeStartToActiveKey. */
 opal_uid opal_uid_ace_rdlocked(unsigned n);
 opal_uid opal_uid_ace_wrlocked(unsigned n);
+opal_uid opal_uid_ace_get_range(unsigned n);
 bool opal_uid_eq(const opal_uid *a, const opal_uid *b);
 
 /* Locking table columns (Opal SSC 4.3.5.2). */
@@ -449,6 +452,8 @@ struct opal_resp {
 	struct opal_tokens t;
 	size_t results;		/* index of the results list (F0) */
 	int status;
+	bool call;		/* call form: F8 SMUID method F0 ... (from the session manager) */
+	opal_uid method;	/* its method, when call */
 };
 
 int opal_discovery0(struct opal_dev *dev, struct opal_discovery *d);
@@ -537,6 +542,63 @@ int opal_datastore_read(struct opal_dev *dev, const struct opal_key *admin,
 			uint64_t offset, void *buf, size_t len);
 int opal_datastore_write(struct opal_dev *dev, const struct opal_key *admin,
 			 uint64_t offset, const void *buf, size_t len);
+/* ------------------------------------------------ users and access (ACEs) */
+
+/*
+ * Admin1 session on the Locking SP, for the calls below that batch their
+ * work in one session; end it with opal_end_session.
+ */
+int opal_admin1_session(struct opal_dev *dev, const struct opal_key *admin,
+			struct opal_session **s);
+
+/* Authority UserN's Enabled column; its C_PIN (PIN) as an admin. */
+int opal_user_set_enabled(struct opal_session *s, unsigned user, bool enabled);
+int opal_user_get_enabled(struct opal_session *s, unsigned user, bool *enabled);
+int opal_user_set_pin(struct opal_session *s, unsigned user, const struct opal_key *pin);
+
+enum opal_ace_kind {
+	OPAL_ACE_RDLOCKED,	/* may set ReadLocked: lock/unlock for reading */
+	OPAL_ACE_WRLOCKED,	/* may set WriteLocked */
+	OPAL_ACE_GET_RANGE,	/* may read RangeStart..ActiveKey (state, verify) */
+};
+
+opal_uid opal_uid_ace(enum opal_ace_kind kind, unsigned range);
+
+#define OPAL_ACE_MAX 16
+
+/* An ACE's BooleanExpr: any of these authorities (OR); Admins = the class. */
+struct opal_ace {
+	size_t n;
+	opal_uid auth[OPAL_ACE_MAX];
+};
+
+struct opal_range_access {
+	struct opal_ace rdlocked, wrlocked;
+};
+
+bool opal_ace_has(const struct opal_ace *a, const opal_uid *auth);
+int opal_ace_add(struct opal_ace *a, const opal_uid *auth);
+bool opal_ace_remove(struct opal_ace *a, const opal_uid *auth);
+/* Encode Set[BooleanExpr] in postfix (a1 a2 OR a3 OR ...). */
+void opal_put_ace_set(struct opal_buf *b, const opal_uid *ace, const struct opal_ace *a);
+/*
+ * Decode a BooleanExpr list at token v. OPAL_ERR_UNSUPPORTED for an AND
+ * (not "any of"), OPAL_ERR_PROTOCOL when not a postfix expression.
+ */
+int opal_ace_parse(const struct opal_tokens *t, size_t v, struct opal_ace *out);
+int opal_ace_get(struct opal_session *s, const opal_uid *ace, struct opal_ace *out);
+int opal_ace_set(struct opal_session *s, const opal_uid *ace, const struct opal_ace *a);
+int opal_range_access(struct opal_session *s, unsigned range, struct opal_range_access *out);
+/*
+ * Add UserN to the range's RdLocked ACE (and WrLocked when write) and to
+ * its Get_RangeStartToActiveKey ACE, keeping whoever is there already (the
+ * kernel's IOC_OPAL_ADD_USR_TO_LR replaces the RdLocked/WrLocked ACE with
+ * the user alone). Revoke removes UserN from all three; an ACE left empty
+ * goes back to the Admins.
+ */
+int opal_grant_user(struct opal_session *s, unsigned user, unsigned range, bool write);
+int opal_revoke_user(struct opal_session *s, unsigned user, unsigned range);
+
 /*
  * C_PIN tries left for an authority's PIN object, when the device lets
  * Anybody read it; OPAL_ST_NOT_AUTHORIZED otherwise.

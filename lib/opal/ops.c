@@ -117,9 +117,7 @@ int opal_set_pin(struct opal_dev *dev, const opal_uid *sp, const opal_uid *auth,
 static int admin_session(struct opal_dev *dev, const struct opal_key *admin,
 			 struct opal_session **s)
 {
-	opal_uid a1 = opal_uid_admin(1);
-
-	return opal_start_session(dev, &OPAL_UID_LOCKINGSP, &a1, admin, true, s);
+	return opal_admin1_session(dev, admin, s);
 }
 
 int opal_setup_range(struct opal_dev *dev, const struct opal_key *admin,

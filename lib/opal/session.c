@@ -21,6 +21,7 @@ struct opal_session {
 	struct opal_dev *dev;
 	uint32_t hsn;
 	uint32_t tsn;
+	bool closed;		/* the TPer ended it: nothing more to send */
 };
 
 struct opal_dev *opal_dev_new(const struct opal_transport_ops *ops, void *ctx)
@@ -175,11 +176,18 @@ int opal_resp_parse(struct opal_resp *r)
 	i = 0;
 	if (opal_tok_is(&t->tok[0], OPAL_TOK_ENDOFSESSION))
 		return OPAL_ERR_PROTOCOL;	/* the drive closed the session */
+	r->call = false;
 	if (opal_tok_is(&t->tok[0], OPAL_TOK_CALL)) {
-		/* A call from the session manager (SyncSession, CloseSession). */
+		/*
+		 * A call from the session manager (SyncSession, Properties,
+		 * CloseSession): only the SMUID invokes methods on the host.
+		 */
 		if (t->n < 4 || t->tok[1].type != OPAL_ATOM_BYTES || t->tok[1].len != 8 ||
-		    t->tok[2].type != OPAL_ATOM_BYTES || t->tok[2].len != 8)
+		    t->tok[2].type != OPAL_ATOM_BYTES || t->tok[2].len != 8 ||
+		    memcmp(t->tok[1].bytes, OPAL_UID_SMUID.b, 8))
 			return OPAL_ERR_PROTOCOL;
+		r->call = true;
+		memcpy(r->method.b, t->tok[2].bytes, 8);
 		i = 3;
 	}
 	if (i >= t->n || !opal_tok_is(&t->tok[i], OPAL_TOK_STARTLIST))
@@ -361,7 +369,7 @@ int opal_start_session(struct opal_dev *dev, const opal_uid *sp, const opal_uid 
 	}
 	/* F8 SMUID SyncSession F0 HSN TSN ... */
 	t = &r->t;
-	if (r->results != 3 || memcmp(t->tok[2].bytes, OPAL_M_SYNCSESSION.b, 8) ||
+	if (!r->call || !opal_uid_eq(&r->method, &OPAL_M_SYNCSESSION) || r->results != 3 ||
 	    t->n < 6 || t->tok[4].type != OPAL_ATOM_UINT || t->tok[5].type != OPAL_ATOM_UINT ||
 	    t->tok[4].uint != hsn || t->tok[5].uint == 0 || t->tok[5].uint > UINT32_MAX) {
 		rc = OPAL_ERR_PROTOCOL;
@@ -391,6 +399,10 @@ int opal_end_session(struct opal_session *s)
 
 	if (!s)
 		return 0;
+	if (s->closed) {
+		free(s);
+		return 0;
+	}
 	r = calloc(1, sizeof(*r));
 	rc = r ? opal_exchange(s->dev, s->dev->send_max, s->tsn, s->hsn, &eos, 1, r) :
 		 OPAL_ERR_NOMEM;
@@ -413,6 +425,17 @@ int opal_session_call(struct opal_session *s, struct opal_buf *b, struct opal_re
 	rc = opal_resp_parse(r);
 	if (rc)
 		return rc;
+	/*
+	 * Inside a session a method's reply is a plain result list; a call
+	 * form is the session manager's CloseSession (the TPer aborted the
+	 * session, e.g. on a timeout), never a success.
+	 */
+	if (r->call && opal_uid_eq(&r->method, &OPAL_M_CLOSESESSION)) {
+		s->closed = true;
+		return OPAL_ERR_SESSION_CLOSED;
+	}
+	if (r->call)
+		return OPAL_ERR_PROTOCOL;
 	return r->status;
 }
 
@@ -447,15 +470,20 @@ int opal_authenticate(struct opal_session *s, const opal_uid *auth, const struct
 	return rc;
 }
 
-/* The value token of column col inside a Get result, or 0 if absent. */
-static size_t find_column(const struct opal_resp *r, unsigned col)
+size_t opal_resp_column(const struct opal_resp *r, unsigned col)
 {
 	const struct opal_tokens *t = &r->t;
 
 	for (size_t i = r->results; i + 3 < t->n; i++) {
-		if (opal_tok_is(&t->tok[i], OPAL_TOK_STARTNAME) &&
-		    t->tok[i + 1].type == OPAL_ATOM_UINT && t->tok[i + 1].uint == col &&
-		    opal_tok_is(&t->tok[i + 3], OPAL_TOK_ENDNAME))
+		size_t after;
+
+		if (!opal_tok_is(&t->tok[i], OPAL_TOK_STARTNAME) ||
+		    t->tok[i + 1].type != OPAL_ATOM_UINT || t->tok[i + 1].uint != col)
+			continue;
+		/* The value is an atom or a whole list (a reset list, an ACE). */
+		after = opal_tok_is(&t->tok[i + 2], OPAL_TOK_STARTLIST) ?
+			opal_tok_skip(t, i + 2) : i + 3;
+		if (after && after < t->n && opal_tok_is(&t->tok[after], OPAL_TOK_ENDNAME))
 			return i + 2;
 	}
 	return 0;
@@ -463,7 +491,7 @@ static size_t find_column(const struct opal_resp *r, unsigned col)
 
 int opal_resp_column_uint(const struct opal_resp *r, unsigned col, uint64_t *v)
 {
-	size_t i = find_column(r, col);
+	size_t i = opal_resp_column(r, col);
 
 	if (!i || r->t.tok[i].type != OPAL_ATOM_UINT)
 		return OPAL_ERR_PROTOCOL;
@@ -474,7 +502,7 @@ int opal_resp_column_uint(const struct opal_resp *r, unsigned col, uint64_t *v)
 int opal_resp_column_bytes(const struct opal_resp *r, unsigned col, const uint8_t **p,
 			   size_t *n)
 {
-	size_t i = find_column(r, col);
+	size_t i = opal_resp_column(r, col);
 
 	if (!i || r->t.tok[i].type != OPAL_ATOM_BYTES)
 		return OPAL_ERR_PROTOCOL;

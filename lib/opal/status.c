@@ -31,6 +31,7 @@ const char *opal_strerror(int err)
 	case OPAL_ERR_NOMEM: return "out of memory";
 	case OPAL_ERR_NOT_OPAL: return "not an Opal drive (no Opal SSC in Level 0 Discovery)";
 	case OPAL_ERR_TOO_LARGE: return "call larger than the drive accepts (its MaxComPacketSize or MaxIndTokenSize): not sent";
+	case OPAL_ERR_SESSION_CLOSED: return "the drive ended the session (CloseSession): the call was not completed";
 	default: return "unknown status";
 	}
 }

@@ -9,6 +9,7 @@ const opal_uid OPAL_UID_THISSP = OPAL_UID_INIT(0, 0, 0, 0, 0, 0, 0, 0x01);
 const opal_uid OPAL_UID_ADMINSP = OPAL_UID_INIT(0, 0, 0x02, 0x05, 0, 0, 0, 0x01);
 const opal_uid OPAL_UID_LOCKINGSP = OPAL_UID_INIT(0, 0, 0x02, 0x05, 0, 0, 0, 0x02);
 const opal_uid OPAL_UID_ANYBODY = OPAL_UID_INIT(0, 0, 0, 0x09, 0, 0, 0, 0x01);
+const opal_uid OPAL_UID_ADMINS = OPAL_UID_INIT(0, 0, 0, 0x09, 0, 0, 0, 0x02);
 const opal_uid OPAL_UID_SID = OPAL_UID_INIT(0, 0, 0, 0x09, 0, 0, 0, 0x06);
 const opal_uid OPAL_UID_PSID = OPAL_UID_INIT(0, 0, 0, 0x09, 0, 0x01, 0xff, 0x01);
 const opal_uid OPAL_UID_C_PIN_MSID = OPAL_UID_INIT(0, 0, 0, 0x0b, 0, 0, 0x84, 0x02);
@@ -26,6 +27,7 @@ const opal_uid OPAL_UID_HALF_BOOLEAN_ACE = OPAL_UID_INIT(0, 0, 0x04, 0x0e, 0, 0,
 const opal_uid OPAL_M_PROPERTIES = OPAL_UID_INIT(0, 0, 0, 0, 0, 0, 0xff, 0x01);
 const opal_uid OPAL_M_STARTSESSION = OPAL_UID_INIT(0, 0, 0, 0, 0, 0, 0xff, 0x02);
 const opal_uid OPAL_M_SYNCSESSION = OPAL_UID_INIT(0, 0, 0, 0, 0, 0, 0xff, 0x03);
+const opal_uid OPAL_M_CLOSESESSION = OPAL_UID_INIT(0, 0, 0, 0, 0, 0, 0xff, 0x06);
 const opal_uid OPAL_M_NEXT = OPAL_UID_INIT(0, 0, 0, 0x06, 0, 0, 0, 0x08);
 const opal_uid OPAL_M_GETACL = OPAL_UID_INIT(0, 0, 0, 0x06, 0, 0, 0, 0x0d);
 const opal_uid OPAL_M_GENKEY = OPAL_UID_INIT(0, 0, 0, 0x06, 0, 0, 0, 0x10);
@@ -82,15 +84,26 @@ opal_uid opal_uid_k_aes_256(unsigned n)
 	return uid_with_index(0x08, 0x06, 0x03, 0, n);
 }
 
+/*
+ * The ACEs of a locking range: byte 7 is the range number, 0 for the global
+ * range (Opal SSC 2.01, 4.3.1.6: ACE_Locking_GlobalRange_Set_RdLocked is
+ * 00 00 00 08 00 03 E0 00, ACE_Locking_Range1_Set_RdLocked ... E0 01; the
+ * kernel's add_user_to_lr writes the range into byte 7 the same way).
+ */
 opal_uid opal_uid_ace_rdlocked(unsigned n)
 {
-	/* ACE_Locking_GlobalRange_Set_RdLocked = 00 00 00 08 00 03 E0 01, +n */
-	return uid_with_index(0, 0x08, 0x03, 0xe0, n + 1);
+	return uid_with_index(0, 0x08, 0x03, 0xe0, n);
 }
 
 opal_uid opal_uid_ace_wrlocked(unsigned n)
 {
-	return uid_with_index(0, 0x08, 0x03, 0xe8, n + 1);
+	return uid_with_index(0, 0x08, 0x03, 0xe8, n);
+}
+
+/* ACE_Locking_RangeN_Get_RangeStartToActiveKey: who may read the range. */
+opal_uid opal_uid_ace_get_range(unsigned n)
+{
+	return uid_with_index(0, 0x08, 0x03, 0xd0, n);
 }
 
 bool opal_uid_eq(const opal_uid *a, const opal_uid *b)

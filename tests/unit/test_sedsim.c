@@ -316,6 +316,228 @@ static void test_user_ace(void **state)
 	assert_int_equal(opal_end_session(s), 0);
 }
 
+/* ---------------------------------------------------- users and ACEs */
+
+/* The spec's bytes (Opal SSC 2.01, 4.3.1.6; the kernel's add_user_to_lr). */
+static void test_ace_uids(void **state)
+{
+	static const uint8_t g_rd[8] = { 0, 0, 0, 0x08, 0, 0x03, 0xe0, 0x00 };
+	static const uint8_t r1_rd[8] = { 0, 0, 0, 0x08, 0, 0x03, 0xe0, 0x01 };
+	static const uint8_t r1_wr[8] = { 0, 0, 0, 0x08, 0, 0x03, 0xe8, 0x01 };
+	static const uint8_t r8_wr[8] = { 0, 0, 0, 0x08, 0, 0x03, 0xe8, 0x08 };
+	static const uint8_t r1_get[8] = { 0, 0, 0, 0x08, 0, 0x03, 0xd0, 0x01 };
+	opal_uid u;
+
+	(void)state;
+	u = opal_uid_ace_rdlocked(0);
+	assert_memory_equal(u.b, g_rd, 8);
+	u = opal_uid_ace_rdlocked(1);
+	assert_memory_equal(u.b, r1_rd, 8);
+	u = opal_uid_ace_wrlocked(1);
+	assert_memory_equal(u.b, r1_wr, 8);
+	u = opal_uid_ace_wrlocked(8);
+	assert_memory_equal(u.b, r8_wr, 8);
+	u = opal_uid_ace(OPAL_ACE_GET_RANGE, 1);
+	assert_memory_equal(u.b, r1_get, 8);
+}
+
+/* Range 1 over LBAs [64, 128), range 2 over [128, 192). */
+static void two_ranges(struct fx *f)
+{
+	struct opal_range r = { .n = 1, .start = 64, .length = 64, .read_lock_enabled = true,
+				.write_lock_enabled = true, .lock_on_reset = true };
+
+	own_and_activate(f);
+	assert_int_equal(opal_setup_range(f->dev, &KEY, &r), 0);
+	r.n = 2;
+	r.start = 128;
+	assert_int_equal(opal_setup_range(f->dev, &KEY, &r), 0);
+}
+
+static void enable_user(struct fx *f, unsigned n, const struct opal_key *pin)
+{
+	struct opal_session *s;
+	bool en = true;
+
+	assert_int_equal(opal_admin1_session(f->dev, &KEY, &s), 0);
+	assert_int_equal(opal_user_get_enabled(s, n, &en), 0);
+	assert_false(en);
+	assert_int_equal(opal_user_set_enabled(s, n, true), 0);
+	assert_int_equal(opal_user_set_pin(s, n, pin), 0);
+	assert_int_equal(opal_user_get_enabled(s, n, &en), 0);
+	assert_true(en);
+	assert_int_equal(opal_end_session(s), 0);
+}
+
+/*
+ * Grant User1 range 1: it may lock and unlock range 1 and read its state,
+ * not range 2 nor the global range; Admin1 keeps its own control through
+ * the Admins class; revoke takes it all back.
+ */
+static void test_grant_revoke(void **state)
+{
+	struct fx *f = *state;
+	struct opal_key u1key = { (const uint8_t *)"slot-one-pin", 12 };
+	opal_uid u1 = opal_uid_user(1);
+	struct opal_range_access acc;
+	struct opal_session *s;
+	uint64_t v;
+	uint8_t blk[SEDSIM_BLOCK];
+
+	two_ranges(f);
+	enable_user(f, 1, &u1key);
+	assert_int_equal(opal_lock_unlock(f->dev, 1, &u1key, 1, OPAL_LOCKED), OPAL_ST_NOT_AUTHORIZED);
+
+	assert_int_equal(opal_admin1_session(f->dev, &KEY, &s), 0);
+	assert_int_equal(opal_grant_user(s, 1, 1, true), 0);
+	assert_int_equal(opal_grant_user(s, 1, 1, true), 0);	/* idempotent */
+	assert_int_equal(opal_range_access(s, 1, &acc), 0);
+	assert_int_equal(acc.rdlocked.n, 2);
+	assert_true(opal_ace_has(&acc.rdlocked, &OPAL_UID_ADMINS));
+	assert_true(opal_ace_has(&acc.rdlocked, &u1));
+	assert_int_equal(acc.wrlocked.n, 2);
+	assert_int_equal(opal_range_access(s, 2, &acc), 0);
+	assert_int_equal(acc.rdlocked.n, 1);
+	assert_true(opal_ace_has(&acc.rdlocked, &OPAL_UID_ADMINS));
+	assert_int_equal(opal_end_session(s), 0);
+
+	assert_int_equal(opal_lock_unlock(f->dev, 1, &u1key, 1, OPAL_LOCKED), 0);
+	assert_int_equal(sedsim_read(f->sim, 64, 1, blk), SEDSIM_IO_LOCKED);
+	assert_int_equal(opal_lock_unlock(f->dev, 1, &u1key, 2, OPAL_LOCKED), OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_lock_unlock(f->dev, 1, &u1key, 0, OPAL_LOCKED), OPAL_ST_NOT_AUTHORIZED);
+	/* User1 reads range 1's state (Get_RangeStartToActiveKey), not range 2's. */
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_LOCKINGSP, &u1, &u1key, false, &s), 0);
+	{
+		opal_uid r1 = opal_uid_locking_range(1), r2 = opal_uid_locking_range(2);
+
+		assert_int_equal(opal_get_column_uint(s, &r1, OPAL_COL_READ_LOCKED, &v), 0);
+		assert_int_equal(v, 1);
+		assert_int_equal(opal_get_column_uint(s, &r2, OPAL_COL_READ_LOCKED, &v),
+				 OPAL_ST_NOT_AUTHORIZED);
+	}
+	assert_int_equal(opal_end_session(s), 0);
+	/* Admin1 still unlocks range 1. */
+	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 1, OPAL_UNLOCKED_RW), 0);
+	assert_int_equal(sedsim_read(f->sim, 64, 1, blk), SEDSIM_IO_OK);
+
+	assert_int_equal(opal_admin1_session(f->dev, &KEY, &s), 0);
+	assert_int_equal(opal_revoke_user(s, 1, 1), 0);
+	assert_int_equal(opal_range_access(s, 1, &acc), 0);
+	assert_int_equal(acc.rdlocked.n, 1);
+	assert_false(opal_ace_has(&acc.rdlocked, &u1));
+	assert_int_equal(opal_end_session(s), 0);
+	assert_int_equal(opal_lock_unlock(f->dev, 1, &u1key, 1, OPAL_LOCKED), OPAL_ST_NOT_AUTHORIZED);
+}
+
+/* A Set of an ACE's BooleanExpr from raw elements (half-UID, value). */
+struct ace_elem {
+	bool op;		/* Boolean operator (value = v) or authority (uid) */
+	uint64_t v;
+	opal_uid uid;
+};
+
+static int set_ace_raw(struct fx *f, const uint8_t ace_uid[8], const struct ace_elem *e, size_t n)
+{
+	struct opal_resp *r = test_calloc(1, sizeof(*r));
+	struct opal_session *s;
+	uint8_t mem[512];
+	struct opal_buf b;
+	opal_uid ace;
+	int rc;
+
+	memcpy(ace.b, ace_uid, 8);
+	assert_int_equal(opal_admin1_session(f->dev, &KEY, &s), 0);
+	opal_buf_init(&b, mem, sizeof(mem));
+	opal_put_call_begin(&b, &ace, &OPAL_M_SET);
+	opal_put_control(&b, OPAL_TOK_STARTNAME);
+	opal_put_uint(&b, 1);
+	opal_put_control(&b, OPAL_TOK_STARTLIST);
+	opal_put_control(&b, OPAL_TOK_STARTNAME);
+	opal_put_uint(&b, OPAL_COL_ACE_BOOLEAN_EXPR);
+	opal_put_control(&b, OPAL_TOK_STARTLIST);
+	for (size_t i = 0; i < n; i++) {
+		static const uint8_t auth_ref[4] = { 0, 0, 0x0c, 0x05 }, bool_ace[4] = { 0, 0, 0x04, 0x0e };
+
+		opal_put_control(&b, OPAL_TOK_STARTNAME);
+		opal_put_bytes(&b, e[i].op ? bool_ace : auth_ref, 4);
+		if (e[i].op)
+			opal_put_uint(&b, e[i].v);
+		else
+			opal_put_uid(&b, &e[i].uid);
+		opal_put_control(&b, OPAL_TOK_ENDNAME);
+	}
+	opal_put_control(&b, OPAL_TOK_ENDLIST);
+	opal_put_control(&b, OPAL_TOK_ENDNAME);
+	opal_put_control(&b, OPAL_TOK_ENDLIST);
+	opal_put_control(&b, OPAL_TOK_ENDNAME);
+	opal_put_call_end(&b, 0);
+	rc = opal_session_call(s, &b, r);
+	test_free(r);
+	assert_int_equal(opal_end_session(s), 0);
+	return rc;
+}
+
+/*
+ * The drive side, with UIDs written as the spec prints them: the ACE
+ * 00 00 00 08 00 03 E0 01 is range 1's (not the global range's, not range
+ * 2's), an admin the ACE does not name may no longer set ReadLocked, and
+ * malformed expressions are refused.
+ */
+static void test_ace_drive_side(void **state)
+{
+	static const uint8_t r1_rd[8] = { 0, 0, 0, 0x08, 0, 0x03, 0xe0, 0x01 };
+	static const uint8_t r9_rd[8] = { 0, 0, 0, 0x08, 0, 0x03, 0xe0, 0x09 };
+	struct fx *f = *state;
+	struct opal_key u2key = { (const uint8_t *)"user-two", 8 };
+	struct ace_elem only_u2[] = { { .uid = opal_uid_user(2) } };
+	struct ace_elem and_expr[] = { { .uid = opal_uid_user(2) }, { .uid = opal_uid_admin(1) },
+				       { .op = true, .v = 0 } };
+	struct ace_elem no_op[] = { { .uid = opal_uid_user(2) }, { .uid = opal_uid_admin(1) } };
+	struct ace_elem op_first[] = { { .op = true, .v = 1 }, { .uid = opal_uid_user(2) } };
+	struct ace_elem sid[] = { { .uid = OPAL_UID_SID } };
+	struct ace_elem or_expr[] = { { .uid = opal_uid_user(2) }, { .uid = opal_uid_admin(1) },
+				      { .op = true, .v = 1 } };
+	struct opal_session *s;
+	opal_uid rng1 = opal_uid_locking_range(1);
+
+	two_ranges(f);
+	enable_user(f, 2, &u2key);
+	assert_int_equal(set_ace_raw(f, r1_rd, only_u2, 1), 0);
+	assert_int_equal(opal_lock_unlock(f->dev, 2, &u2key, 2, OPAL_LOCKED), OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_lock_unlock(f->dev, 2, &u2key, 0, OPAL_LOCKED), OPAL_ST_NOT_AUTHORIZED);
+	/* Read lock of range 1 as User2: allowed; write lock: Admins only still. */
+	{
+		opal_uid u2 = opal_uid_user(2);
+
+		assert_int_equal(opal_start_session(f->dev, &OPAL_UID_LOCKINGSP, &u2, &u2key, true, &s), 0);
+		assert_int_equal(opal_set_column_uint(s, &rng1, OPAL_COL_READ_LOCKED, 1), 0);
+		assert_int_equal(opal_set_column_uint(s, &rng1, OPAL_COL_WRITE_LOCKED, 1),
+				 OPAL_ST_NOT_AUTHORIZED);
+		assert_int_equal(opal_end_session(s), 0);
+	}
+	/* Admin1 is not in range 1's RdLocked ACE any more: refused. */
+	assert_int_equal(opal_admin1_session(f->dev, &KEY, &s), 0);
+	assert_int_equal(opal_set_column_uint(s, &rng1, OPAL_COL_READ_LOCKED, 0), OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_set_column_uint(s, &rng1, OPAL_COL_WRITE_LOCKED, 0), 0);
+	assert_int_equal(opal_end_session(s), 0);
+	/* Malformed or unsupported expressions, and an ACE past the last range. */
+	assert_int_equal(set_ace_raw(f, r1_rd, and_expr, 3), OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(set_ace_raw(f, r1_rd, no_op, 2), OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(set_ace_raw(f, r1_rd, op_first, 2), OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(set_ace_raw(f, r1_rd, sid, 1), OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(set_ace_raw(f, r9_rd, only_u2, 1), OPAL_ST_INVALID_PARAMETER);
+	/* User2 OR Admin1 (postfix): both may set ReadLocked again. */
+	assert_int_equal(set_ace_raw(f, r1_rd, or_expr, 3), 0);
+	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 1, OPAL_UNLOCKED_RW), 0);
+	{
+		opal_uid u2 = opal_uid_user(2);
+
+		assert_int_equal(opal_start_session(f->dev, &OPAL_UID_LOCKINGSP, &u2, &u2key, true, &s), 0);
+		assert_int_equal(opal_set_column_uint(s, &rng1, OPAL_COL_READ_LOCKED, 1), 0);
+		assert_int_equal(opal_end_session(s), 0);
+	}
+}
+
 static void test_mbr_shadow(void **state)
 {
 	struct fx *f = *state;
@@ -446,6 +668,9 @@ struct spy {
 	bool props_pending;		/* the last send was SMUID.Properties */
 	const uint8_t *props_reply;	/* NULL: the simulator's own reply */
 	size_t props_reply_len;
+	bool close_armed;		/* answer the next in-session call with CloseSession */
+	bool close_pending;
+	uint32_t tsn, hsn;
 };
 
 static size_t token_size(const struct opal_token *t)
@@ -474,6 +699,12 @@ static int spy_send(void *ctx, uint8_t proto, uint16_t comid, const void *buf, s
 		sp->props_pending = f.tsn == 0 && t.n > 2 && tok[2].type == OPAL_ATOM_BYTES &&
 				    tok[2].len == 8 && !memcmp(tok[2].bytes, OPAL_M_PROPERTIES.b, 8);
 		sp->props_calls += sp->props_pending;
+		if (sp->close_armed && f.tsn && t.n && !opal_tok_is(&tok[0], OPAL_TOK_ENDOFSESSION)) {
+			sp->close_armed = false;
+			sp->close_pending = true;
+			sp->tsn = f.tsn;
+			sp->hsn = f.hsn;
+		}
 	}
 	return sedsim_if_send(sp->sim, proto, comid, buf, len);
 }
@@ -483,6 +714,21 @@ static int spy_recv(void *ctx, uint8_t proto, uint16_t comid, void *buf, size_t 
 	struct spy *sp = ctx;
 	int rc = sedsim_if_recv(sp->sim, proto, comid, buf, len);
 
+	if (!rc && proto == 1 && comid == SEDSIM_BASE_COMID && sp->close_pending) {
+		/* F8 SMUID CloseSession F0 HSN TSN F1 F9 F0 0 0 0 F1 */
+		struct opal_frame f = { .comid = comid, .tsn = sp->tsn, .hsn = sp->hsn };
+		uint8_t mem[64];
+		struct opal_buf b;
+
+		sp->close_pending = false;
+		opal_buf_init(&b, mem, sizeof(mem));
+		opal_put_call_begin(&b, &OPAL_UID_SMUID, &OPAL_M_CLOSESESSION);
+		opal_put_uint(&b, sp->hsn);
+		opal_put_uint(&b, sp->tsn);
+		opal_put_call_end(&b, 0);
+		memset(buf, 0, len);
+		assert_true(opal_frame_build(buf, len, &f, b.data, b.len) > 0);
+	}
 	if (!rc && proto == 1 && comid == SEDSIM_BASE_COMID && sp->props_pending &&
 	    sp->props_reply) {
 		struct opal_frame f = { .comid = comid };
@@ -888,6 +1134,29 @@ static int mute_recv(void *ctx, uint8_t p, uint16_t s, void *b, size_t n)
 	return 0;
 }
 
+/* A TPer that aborts the session (CloseSession) in place of a reply: an error. */
+static void test_drive_closes_session(void **state)
+{
+	struct fx *f = *state;
+	struct spy sp;
+	struct opal_dev *dev = spy_dev(&sp, f->sim);
+	struct opal_session *s;
+	opal_uid g = opal_uid_locking_range(0);
+	unsigned sends;
+
+	own_and_activate(f);
+	assert_int_equal(opal_admin1_session(dev, &KEY, &s), 0);
+	sp.close_armed = true;
+	assert_int_equal(opal_set_column_uint(s, &g, OPAL_COL_READ_LOCK_ENABLED, 1),
+			 OPAL_ERR_SESSION_CLOSED);
+	assert_false(sp.close_pending);
+	/* Nothing is sent to end a session the TPer ended. */
+	sends = sp.sends;
+	assert_int_equal(opal_end_session(s), 0);
+	assert_int_equal(sp.sends, sends);
+	opal_dev_free(dev);
+}
+
 static void test_timeout(void **state)
 {
 	struct fx *f = *state;
@@ -910,6 +1179,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ranges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lockout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_user_ace, setup, teardown),
+		cmocka_unit_test(test_ace_uids),
+		cmocka_unit_test_setup_teardown(test_grant_revoke, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ace_drive_side, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mbr_shadow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_datastore_random, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reverts, setup, teardown),
@@ -921,6 +1193,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_properties_bad_replies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nvme_seam, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_drive_closes_session, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

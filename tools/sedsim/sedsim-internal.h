@@ -50,8 +50,10 @@ struct sim_range {
 	uint8_t rle, wle, rl, wl;
 	uint8_t lock_on_reset;		/* power cycle in LockOnReset */
 	uint8_t key[SEDSIM_KEY_LEN];
-	uint32_t rd_ace;		/* authorities allowed to set ReadLocked */
-	uint32_t wr_ace;		/* ... WriteLocked */
+	/* ACEs as masks of authorities (AUTH_BIT), ACE_ADMINS for the class. */
+	uint32_t rd_ace;		/* Set_RdLocked: who may set ReadLocked */
+	uint32_t wr_ace;		/* Set_WrLocked: ... WriteLocked */
+	uint32_t get_ace;		/* Get_RangeStartToActiveKey: who may read the range */
 };
 
 /* Authorities, as bits of a mask. */
@@ -66,6 +68,11 @@ enum sim_auth {
 
 #define AUTH_BIT(a) (1u << (a))
 #define AUTH_ADMINS_MASK (((1u << SEDSIM_ADMINS) - 1) << AUTH_ADMIN1)
+/* In an ACE mask: the authority class Admins (any enabled AdminN). */
+#define ACE_ADMINS (1u << 31)
+
+/* State file layout version (2: range ACEs with Get_RangeStartToActiveKey). */
+#define SEDSIM_STATE_VERSION 2
 
 struct sim_state {
 	char magic[8];

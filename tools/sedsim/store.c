@@ -68,7 +68,8 @@ void sim_factory_locking_sp(struct sim_state *st)
 		r->length = i == 0 ? st->blocks : 0;
 		r->rle = r->wle = r->rl = r->wl = 0;
 		r->lock_on_reset = 1;
-		r->rd_ace = r->wr_ace = AUTH_BIT(AUTH_ADMIN1);
+		/* Opal SSC 4.3.1.6: each range ACE preconfigured to Admins. */
+		r->rd_ace = r->wr_ace = r->get_ace = ACE_ADMINS;
 		sim_new_key(r);
 	}
 	st->mbr_enable = 0;
@@ -126,7 +127,7 @@ int sedsim_create(const char *dir, const struct sedsim_config *cfg)
 		return -ENOMEM;
 	}
 	memcpy(st->magic, SEDSIM_MAGIC, sizeof(st->magic));
-	st->version = 1;
+	st->version = SEDSIM_STATE_VERSION;
 	memset(st->serial, ' ', sizeof(st->serial));
 	n = cfg->serial ? strlen(cfg->serial) : 0;
 	memcpy(st->serial, cfg->serial, n > OPAL_SERIAL_MAX ? OPAL_SERIAL_MAX : n);
@@ -241,7 +242,7 @@ int sedsim_open(const char *dir, bool power_on, struct sedsim **out)
 	n = read(fd, &sim->st, sizeof(sim->st));
 	close(fd);
 	if (n != (ssize_t)sizeof(sim->st) || memcmp(sim->st.magic, SEDSIM_MAGIC, 8) ||
-	    sim->st.version != 1) {
+	    sim->st.version != SEDSIM_STATE_VERSION) {
 		rc = -EINVAL;
 		goto fail;
 	}

@@ -35,6 +35,7 @@ enum obj_kind {
 	OBJ_TABLE_DS,
 	OBJ_ACE_RD,
 	OBJ_ACE_WR,
+	OBJ_ACE_GET,
 	OBJ_KAES,
 };
 
@@ -117,10 +118,17 @@ static struct obj classify(int sp, const opal_uid *u)
 	else if ((prefix(u, 0x08, 0x06, 0x03, 0) || prefix(u, 0x08, 0x05, 0x03, 0)) &&
 		 (n = last_index(u, SEDSIM_RANGES)))
 		o = (struct obj){ OBJ_KAES, n };
-	else if (prefix(u, 0, 0x08, 0x03, 0xe0) && (n = last_index(u, SEDSIM_RANGES + 1)))
-		o = (struct obj){ OBJ_ACE_RD, n - 1 };
-	else if (prefix(u, 0, 0x08, 0x03, 0xe8) && (n = last_index(u, SEDSIM_RANGES + 1)))
-		o = (struct obj){ OBJ_ACE_WR, n - 1 };
+	/*
+	 * Range ACEs (Opal SSC 4.3.1.6, Table 227): byte 7 is the range, 0
+	 * for the global range: Set_RdLocked 00 00 00 08 00 03 E0 nn,
+	 * Set_WrLocked ... E8 nn, Get_RangeStartToActiveKey ... D0 nn.
+	 */
+	else if (prefix(u, 0, 0x08, 0x03, 0xe0) && u->b[7] <= SEDSIM_RANGES)
+		o = (struct obj){ OBJ_ACE_RD, u->b[7] };
+	else if (prefix(u, 0, 0x08, 0x03, 0xe8) && u->b[7] <= SEDSIM_RANGES)
+		o = (struct obj){ OBJ_ACE_WR, u->b[7] };
+	else if (prefix(u, 0, 0x08, 0x03, 0xd0) && u->b[7] <= SEDSIM_RANGES)
+		o = (struct obj){ OBJ_ACE_GET, u->b[7] };
 	else if (opal_uid_eq(u, &OPAL_UID_LOCKING_INFO))
 		o.kind = OBJ_LOCKING_INFO;
 	else if (opal_uid_eq(u, &OPAL_UID_MBRCONTROL))
@@ -249,6 +257,114 @@ static bool is_admin(const struct sim_session *s)
 	return s->auth & AUTH_ADMINS_MASK;
 }
 
+/* Does an ACE (a mask of authorities, OR'ed) admit the session's authorities? */
+static bool ace_admits(uint32_t ace, const struct sim_session *s)
+{
+	return (ace & s->auth & ~ACE_ADMINS) || ((ace & ACE_ADMINS) && is_admin(s));
+}
+
+static uint32_t *range_ace(struct sim_state *st, struct obj ob)
+{
+	struct sim_range *r = &st->range[ob.idx];
+
+	return ob.kind == OBJ_ACE_RD ? &r->rd_ace : ob.kind == OBJ_ACE_WR ? &r->wr_ace :
+	       &r->get_ace;
+}
+
+/*
+ * Half-UIDs that tag the elements of an ACE's BooleanExpr (Core Spec
+ * 5.1.3.3 ACE_expression, 5.1.3.5 Boolean_ACE): written out here, not
+ * taken from lib/opal, so the two sides cannot share a mistake.
+ */
+static const uint8_t HALF_AUTHORITY_REF[4] = { 0x00, 0x00, 0x0c, 0x05 };
+static const uint8_t HALF_BOOLEAN_ACE[4] = { 0x00, 0x00, 0x04, 0x0e };
+/* The authority class Admins of the Locking SP. */
+static const uint8_t UID_ADMINS[8] = { 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x02 };
+
+static bool is_half(const struct opal_token *t, const uint8_t half[4])
+{
+	return t->type == OPAL_ATOM_BYTES && t->len == 4 && !memcmp(t->bytes, half, 4);
+}
+
+/*
+ * BooleanExpr of an ACE: a postfix expression of authority references and
+ * Boolean operators. Only OR is modelled (the mask admits any of the
+ * authorities named); an AND, an unknown authority or anything that is not
+ * a well-formed postfix expression is refused, as firmware refuses it.
+ */
+static int parse_ace(int sp, const struct opal_tokens *t, size_t v, uint32_t *mask)
+{
+	size_t end, operands = 0;
+
+	if (!opal_tok_is(&t->tok[v], OPAL_TOK_STARTLIST))
+		return OPAL_ST_INVALID_PARAMETER;
+	end = opal_tok_skip(t, v);
+	if (!end)
+		return OPAL_ST_INVALID_PARAMETER;
+	*mask = 0;
+	for (size_t i = v + 1; i + 1 < end; i += 4) {
+		const struct opal_token *val = &t->tok[i + 2];
+		opal_uid u;
+		int a;
+
+		if (i + 4 > end - 1 || !opal_tok_is(&t->tok[i], OPAL_TOK_STARTNAME) ||
+		    !opal_tok_is(&t->tok[i + 3], OPAL_TOK_ENDNAME))
+			return OPAL_ST_INVALID_PARAMETER;
+		if (is_half(&t->tok[i + 1], HALF_BOOLEAN_ACE)) {
+			if (!is_uint(t, i + 2) || val->uint != 1 || operands < 2)
+				return OPAL_ST_INVALID_PARAMETER;
+			operands--;
+			continue;
+		}
+		if (!is_half(&t->tok[i + 1], HALF_AUTHORITY_REF) || !uid_at(t, i + 2, &u))
+			return OPAL_ST_INVALID_PARAMETER;
+		if (sp == SP_LOCKING && !memcmp(u.b, UID_ADMINS, 8)) {
+			*mask |= ACE_ADMINS;
+		} else {
+			a = auth_index(sp, &u);
+			if (a < 0)
+				return OPAL_ST_INVALID_PARAMETER;
+			*mask |= AUTH_BIT(a);
+		}
+		operands++;
+	}
+	return operands <= 1 ? 0 : OPAL_ST_INVALID_PARAMETER;
+}
+
+static void put_ace_ref(struct opal_buf *o, const uint8_t uid[8], bool *first)
+{
+	opal_put_control(o, OPAL_TOK_STARTNAME);
+	opal_put_bytes(o, HALF_AUTHORITY_REF, 4);
+	opal_put_bytes(o, uid, 8);
+	opal_put_control(o, OPAL_TOK_ENDNAME);
+	if (!*first) {
+		opal_put_control(o, OPAL_TOK_STARTNAME);
+		opal_put_bytes(o, HALF_BOOLEAN_ACE, 4);
+		opal_put_uint(o, 1);	/* OR */
+		opal_put_control(o, OPAL_TOK_ENDNAME);
+	}
+	*first = false;
+}
+
+/* A mask back into a postfix BooleanExpr: a1 a2 OR a3 OR ... */
+static void put_ace_expr(struct opal_buf *o, uint32_t mask)
+{
+	bool first = true;
+
+	opal_put_control(o, OPAL_TOK_STARTLIST);
+	if (mask & ACE_ADMINS)
+		put_ace_ref(o, UID_ADMINS, &first);
+	for (unsigned a = AUTH_ADMIN1; a < AUTH_COUNT; a++) {
+		uint8_t uid[8] = { 0, 0, 0, 0x09, 0, a < AUTH_USER1 ? 0x01 : 0x03, 0, 0 };
+
+		if (!(mask & AUTH_BIT(a)))
+			continue;
+		uid[7] = (uint8_t)(a < AUTH_USER1 ? a - AUTH_ADMIN1 + 1 : a - AUTH_USER1 + 1);
+		put_ace_ref(o, uid, &first);
+	}
+	opal_put_control(o, OPAL_TOK_ENDLIST);
+}
+
 static void put_col_uint(struct opal_buf *o, unsigned first, unsigned last, unsigned col,
 			 uint64_t v)
 {
@@ -345,9 +461,14 @@ static int do_get(struct sedsim *sim, const struct call *c, struct obj ob, struc
 			return OPAL_ST_NOT_AUTHORIZED;
 		break;
 	case OBJ_LOCKING:
+		/* Who may read a range is its Get_RangeStartToActiveKey ACE. */
+		if (!ace_admits(st->range[ob.idx].get_ace, s))
+			return OPAL_ST_NOT_AUTHORIZED;
+		break;
 	case OBJ_MBRCTL:
 	case OBJ_ACE_RD:
 	case OBJ_ACE_WR:
+	case OBJ_ACE_GET:
 		if (!is_admin(s))
 			return OPAL_ST_NOT_AUTHORIZED;
 		break;
@@ -404,6 +525,17 @@ static int do_get(struct sedsim *sim, const struct call *c, struct obj ob, struc
 		put_col_uint(o, first, last, OPAL_COL_AUTHORITY_ENABLED,
 			     auth_enabled(st, ob.idx));
 		break;
+	case OBJ_ACE_RD:
+	case OBJ_ACE_WR:
+	case OBJ_ACE_GET:
+		put_col_bytes(o, first, last, 0, c->inv.b, 8);
+		if (first <= OPAL_COL_ACE_BOOLEAN_EXPR && last >= OPAL_COL_ACE_BOOLEAN_EXPR) {
+			opal_put_control(o, OPAL_TOK_STARTNAME);
+			opal_put_uint(o, OPAL_COL_ACE_BOOLEAN_EXPR);
+			put_ace_expr(o, *range_ace(st, ob));
+			opal_put_control(o, OPAL_TOK_ENDNAME);
+		}
+		break;
 	case OBJ_SP_ADMIN:
 	case OBJ_SP_LOCKING:
 		put_col_bytes(o, first, last, 0, c->inv.b, 8);
@@ -449,34 +581,6 @@ static bool ranges_valid(const struct sim_state *st)
 		}
 	}
 	return true;
-}
-
-/* BooleanExpr of an ACE: the authorities it names, OR'ed. */
-static int parse_ace(int sp, const struct opal_tokens *t, size_t v, uint32_t *mask)
-{
-	size_t end;
-
-	if (!opal_tok_is(&t->tok[v], OPAL_TOK_STARTLIST))
-		return OPAL_ST_INVALID_PARAMETER;
-	end = opal_tok_skip(t, v);
-	*mask = 0;
-	for (size_t i = v + 1; i + 1 < end; i++) {
-		opal_uid half, u;
-		int a;
-
-		if (!opal_tok_is(&t->tok[i], OPAL_TOK_STARTNAME) || i + 3 >= end ||
-		    t->tok[i + 1].type != OPAL_ATOM_BYTES || t->tok[i + 1].len != 4)
-			continue;
-		memset(half.b, 0, 8);
-		memcpy(half.b, t->tok[i + 1].bytes, 4);
-		if (!opal_uid_eq(&half, &OPAL_UID_HALF_AUTHORITY_OBJ_REF) || !uid_at(t, i + 2, &u))
-			continue;
-		a = auth_index(sp, &u);
-		if (a < 0)
-			return OPAL_ST_INVALID_PARAMETER;
-		*mask |= AUTH_BIT(a);
-	}
-	return 0;
 }
 
 /*
@@ -535,7 +639,8 @@ static int set_column(struct sedsim *sim, struct sim_state *st, struct obj ob,
 		if (col == OPAL_COL_READ_LOCKED || col == OPAL_COL_WRITE_LOCKED) {
 			uint32_t ace = col == OPAL_COL_READ_LOCKED ? r->rd_ace : r->wr_ace;
 
-			if (!admin && !(s->auth & ace))
+			/* The ACE alone decides: an admin it does not name may not. */
+			if (!ace_admits(ace, s))
 				return OPAL_ST_NOT_AUTHORIZED;
 			if (!is_uint(t, v) || u > 1)
 				return OPAL_ST_INVALID_PARAMETER;
@@ -597,7 +702,8 @@ static int set_column(struct sedsim *sim, struct sim_state *st, struct obj ob,
 			st->admin_enabled[ob.idx - AUTH_ADMIN1] = (uint8_t)u;
 		return 0;
 	case OBJ_ACE_RD:
-	case OBJ_ACE_WR: {
+	case OBJ_ACE_WR:
+	case OBJ_ACE_GET: {
 		uint32_t mask;
 		int rc;
 
@@ -608,10 +714,7 @@ static int set_column(struct sedsim *sim, struct sim_state *st, struct obj ob,
 		rc = parse_ace(s->sp, t, v, &mask);
 		if (rc)
 			return rc;
-		if (ob.kind == OBJ_ACE_RD)
-			st->range[ob.idx].rd_ace = mask;
-		else
-			st->range[ob.idx].wr_ace = mask;
+		*range_ace(st, ob) = mask;
 		return 0;
 	}
 	default:
