@@ -1157,6 +1157,35 @@ static void test_drive_closes_session(void **state)
 	opal_dev_free(dev);
 }
 
+/* The trace holds every call and reply, with no PIN in it. */
+static void test_trace_masks_pins(void **state)
+{
+	struct fx *f = *state;
+	FILE *tf = tmpfile();
+	char line[8192], keyhex[2 * 16 + 1], mask[2 * 16 + 1];
+	unsigned in = 0, out = 0, masked = 0;
+
+	assert_non_null(tf);
+	for (size_t i = 0; i < KEY.len; i++) {
+		snprintf(keyhex + 2 * i, 3, "%02x", KEY.data[i]);
+		snprintf(mask + 2 * i, 3, "%02x", 'x');
+	}
+	sedsim_set_trace(f->sim, tf);
+	own_and_activate(f);	/* MSID read, SID PIN set, sessions with PINs */
+	sedsim_set_trace(f->sim, NULL);
+	rewind(tf);
+	while (fgets(line, sizeof(line), tf)) {
+		assert_null(strstr(line, keyhex));
+		in += line[0] == '>';
+		out += line[0] == '<';
+		masked += strstr(line, mask) != NULL;
+	}
+	fclose(tf);
+	assert_true(in > 4);
+	assert_int_equal(in, out);
+	assert_true(masked >= 2);	/* the Set of the SID PIN, StartSession as SID */
+}
+
 static void test_timeout(void **state)
 {
 	struct fx *f = *state;
@@ -1194,6 +1223,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_nvme_seam, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drive_closes_session, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trace_masks_pins, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

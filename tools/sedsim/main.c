@@ -7,7 +7,7 @@
  *   sedsim read DIR LBA COUNT   user data to stdout (fails on locked ranges)
  *   sedsim write DIR LBA COUNT  user data from stdin
  *   sedsim serve DIR NAME       TCMU handler for configfs core/user_N/NAME
- *   sedsim serve-nvme DIR [--port N] [--nqn NQN]   NVMe/TCP target on 127.0.0.1
+ *   sedsim serve-nvme DIR [--port N] [--nqn NQN] [--trace FILE]   NVMe/TCP target on 127.0.0.1
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,7 +26,7 @@ static int usage(void)
 	      "       sedsim power-cycle DIR | psid DIR\n"
 	      "       sedsim read DIR LBA COUNT | write DIR LBA COUNT\n"
 	      "       sedsim serve DIR NAME\n"
-	      "       sedsim serve-nvme DIR [--port N] [--nqn NQN]\n", stderr);
+	      "       sedsim serve-nvme DIR [--port N] [--nqn NQN] [--trace FILE]\n", stderr);
 	return EXIT_USAGE;
 }
 
@@ -133,7 +133,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "serve") && argc == 4)
 		return sedsim_serve_tcmu(argv[2], argv[3], 10);
 	if (!strcmp(argv[1], "serve-nvme")) {
-		const char *nqn = SEDSIM_NVME_NQN;
+		const char *nqn = SEDSIM_NVME_NQN, *trace = NULL;
 		uint64_t port = SEDSIM_NVME_PORT;
 
 		for (int i = 3; i < argc; i += 2) {
@@ -143,10 +143,12 @@ int main(int argc, char **argv)
 				continue;
 			if (!strcmp(argv[i], "--nqn") && *argv[i + 1])
 				nqn = argv[i + 1];
+			else if (!strcmp(argv[i], "--trace") && *argv[i + 1])
+				trace = argv[i + 1];
 			else
 				return usage();
 		}
-		return sedsim_serve_nvme_tcp(argv[2], (uint16_t)port, nqn);
+		return sedsim_serve_nvme_tcp(argv[2], (uint16_t)port, nqn, trace);
 	}
 	if ((!strcmp(argv[1], "read") || !strcmp(argv[1], "write")) && argc == 5)
 		return io(argv[2], argv[3], argv[4], !strcmp(argv[1], "write"));

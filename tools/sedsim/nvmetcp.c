@@ -929,8 +929,9 @@ static void identities(struct target *t)
 	be64((uint8_t *)t->nguid + 8, h * 1099511628211ull ^ 0x5344);
 }
 
-int sedsim_serve_nvme_tcp(const char *dir, uint16_t port, const char *nqn)
+int sedsim_serve_nvme_tcp(const char *dir, uint16_t port, const char *nqn, const char *trace)
 {
+	FILE *tf = NULL;
 	/* Static: detached connection threads may outlive this function's return. */
 	static struct target t;
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
@@ -949,6 +950,17 @@ int sedsim_serve_nvme_tcp(const char *dir, uint16_t port, const char *nqn)
 		fprintf(stderr, "sedsim: cannot open %s: %s: create it with `sedsim create`\n", dir,
 			strerror(-rc));
 		return 2;
+	}
+	if (trace) {
+		tf = fopen(trace, "a");
+		if (!tf) {
+			fprintf(stderr, "sedsim: cannot open trace file %s: %s\n", trace,
+				strerror(errno));
+			sedsim_close(t.sim);
+			return 2;
+		}
+		setvbuf(tf, NULL, _IOLBF, 0);
+		sedsim_set_trace(t.sim, tf);
 	}
 	identities(&t);
 	pthread_mutex_init(&t.lock, NULL);

@@ -3,6 +3,8 @@
 #ifndef FDEKIT_SEDSIM_INTERNAL_H
 #define FDEKIT_SEDSIM_INTERNAL_H
 
+#include <stdio.h>
+
 #include "sedsim.h"
 
 /* Big-endian stores, as SCSI and TCG structures want them. */
@@ -111,6 +113,7 @@ struct sedsim {
 	size_t resp_len;
 	uint16_t resp_comid;
 	struct opal_token tok[OPAL_MAX_TOKENS];
+	FILE *trace;			/* method calls and replies, PINs masked */
 };
 
 int sim_save(struct sedsim *sim);

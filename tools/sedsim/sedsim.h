@@ -92,7 +92,16 @@ int sedsim_serve_tcmu(const char *dir, const char *name, unsigned int wait_s);
  */
 #define SEDSIM_NVME_PORT 4420
 #define SEDSIM_NVME_NQN "nqn.2026-11.org.fdekit:sedsim"
-int sedsim_serve_nvme_tcp(const char *dir, uint16_t port, const char *nqn);
+int sedsim_serve_nvme_tcp(const char *dir, uint16_t port, const char *nqn, const char *trace);
+
+/*
+ * Append every ComPacket payload the TPer receives and sends to f, one
+ * line each ("> TSN HSN HEX", "< HEX"), with the bytes of PINs (the
+ * HostChallenge of StartSession and Authenticate, the PIN column of a Set
+ * on C_PIN) replaced by 'x' (0x78) so a trace never holds a secret. NULL
+ * stops tracing; the caller keeps f.
+ */
+void sedsim_set_trace(struct sedsim *sim, FILE *f);
 
 /* The PSID, as on the label: read from dir/psid by tests and operators. */
 int sedsim_read_psid(const char *dir, char *out, size_t cap);

@@ -1063,6 +1063,58 @@ static void properties(struct sedsim *sim, const struct call *c, struct opal_buf
 	opal_put_call_end(o, 0);
 }
 
+/* ------------------------------------------------------------- trace */
+
+void sedsim_set_trace(struct sedsim *sim, FILE *f)
+{
+	sim->trace = f;
+}
+
+static bool is_cpin_uid(const struct opal_token *t)
+{
+	return t->type == OPAL_ATOM_BYTES && t->len == 8 && t->bytes[2] == 0 &&
+	       t->bytes[3] == 0x0b;
+}
+
+/*
+ * One traced payload. In a request, the byte atoms that carry a PIN are
+ * masked: the HostChallenge (name 0) of StartSession and Authenticate, and
+ * the PIN column (3) of a Set on a C_PIN object.
+ */
+static void trace_payload(struct sedsim *sim, const char *dir, const struct opal_frame *f,
+			  const uint8_t *p, size_t len, const struct opal_tokens *t)
+{
+	uint8_t *copy = malloc(len ? len : 1);
+	bool call = t && t->n > 3 && opal_tok_is(&t->tok[0], OPAL_TOK_CALL);
+	bool challenge = call && t->tok[2].type == OPAL_ATOM_BYTES && t->tok[2].len == 8 &&
+			 (!memcmp(t->tok[2].bytes, OPAL_M_STARTSESSION.b, 8) ||
+			  !memcmp(t->tok[2].bytes, OPAL_M_AUTHENTICATE.b, 8));
+	bool cpin = call && is_cpin_uid(&t->tok[1]);
+
+	if (!copy)
+		return;
+	memcpy(copy, p, len);
+	for (size_t i = 0; t && i + 2 < t->n; i++) {
+		const struct opal_token *v = &t->tok[i + 2];
+
+		if (!opal_tok_is(&t->tok[i], OPAL_TOK_STARTNAME) || !is_uint(t, i + 1) ||
+		    v->type != OPAL_ATOM_BYTES)
+			continue;
+		if ((challenge && t->tok[i + 1].uint == 0) ||
+		    (cpin && t->tok[i + 1].uint == OPAL_COL_PIN))
+			memset(copy + (v->bytes - p), 'x', v->len);
+	}
+	if (*dir == '>')
+		fprintf(sim->trace, "> %u %u ", f->tsn, f->hsn);
+	else
+		fprintf(sim->trace, "< ");
+	for (size_t i = 0; i < len; i++)
+		fprintf(sim->trace, "%02x", copy[i]);
+	fputc('\n', sim->trace);
+	explicit_bzero(copy, len);
+	free(copy);
+}
+
 void sim_handle_packet(struct sedsim *sim, const uint8_t *buf, size_t len)
 {
 	struct opal_tokens t = { sim->tok, 0, OPAL_MAX_TOKENS };
@@ -1070,7 +1122,8 @@ void sim_handle_packet(struct sedsim *sim, const uint8_t *buf, size_t len)
 	struct opal_buf o;
 	struct opal_frame f, rf = { 0 };
 	struct call c;
-	bool close_after = false;
+	bool close_after = false, eos;
+	int parse_rc;
 	/* Limits in force for this exchange, before Properties changes them. */
 	size_t limit = sim->max_compacket < sim->host_max_compacket ? sim->max_compacket :
 		       sim->host_max_compacket;
@@ -1081,7 +1134,11 @@ void sim_handle_packet(struct sedsim *sim, const uint8_t *buf, size_t len)
 	opal_buf_init(&o, out, sizeof(out));
 	if (f.comid != SEDSIM_BASE_COMID)
 		return;
-	if ((f.tsn || f.hsn) && f.payload[0] == OPAL_TOK_ENDOFSESSION) {
+	eos = (f.tsn || f.hsn) && f.payload[0] == OPAL_TOK_ENDOFSESSION;
+	parse_rc = eos ? 0 : opal_tokens_parse(f.payload, f.payload_len, &t);
+	if (sim->trace)
+		trace_payload(sim, ">", &f, f.payload, f.payload_len, eos || parse_rc ? NULL : &t);
+	if (eos) {
 		/*
 		 * EndOfSession is the whole message: what follows it is not
 		 * parsed (the kernel's sed-opal appends an unbalanced
@@ -1091,7 +1148,7 @@ void sim_handle_packet(struct sedsim *sim, const uint8_t *buf, size_t len)
 			return;
 		opal_put_control(&o, OPAL_TOK_ENDOFSESSION);
 		close_after = true;
-	} else if (opal_tokens_parse(f.payload, f.payload_len, &t) || t.n == 0) {
+	} else if (parse_rc || t.n == 0) {
 		reply_empty(&o, OPAL_ST_INVALID_PARAMETER);
 	} else if (f.tsn == 0 && f.hsn == 0) {
 		/* Session manager. */
@@ -1120,6 +1177,8 @@ void sim_handle_packet(struct sedsim *sim, const uint8_t *buf, size_t len)
 		opal_buf_init(&o, out, sizeof(out));
 		reply_empty(&o, OPAL_ST_RESPONSE_OVERFLOW);
 	}
+	if (sim->trace)
+		trace_payload(sim, "<", &f, o.data, o.len, NULL);
 	rf.comid = f.comid;
 	rf.tsn = f.tsn;
 	rf.hsn = f.hsn;
