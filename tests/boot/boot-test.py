@@ -1,0 +1,502 @@
+#!/usr/bin/env python3
+"""Boot a root file system from a locked virtual SED in QEMU, unlocked by Tang.
+
+The host holds everything: a sedsim drive whose locking range 1 is partition 1
+and carries an ext4 root file system (LockOnReset, so every start of
+`sedsim serve-nvme` is a power-on that locks it), a Tang server behind socat
+on a loopback port, and the slot's JWE. The guest boots a Debian kernel with
+an initramfs made by Debian's own mkinitramfs (or by dracut) with fdekit's
+boot integration from the source tree, a test-only script that connects the
+drive over NVMe/TCP (10.0.2.2 is the host's loopback under QEMU user
+networking), and reaches /sbin/init of the root file system, which prints a
+marker and the checksum of a data file and powers off. Output is TAP.
+
+Exit status: 0 every test passed, 1 a test failed, 2 setup error.
+"""
+
+import argparse
+import hashlib
+import os
+import re
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.dirname(HERE))
+BOOT = os.path.join(SRC, "tools", "boot")
+
+BLOCKS = 20480          # 10 MiB drive of 512-byte blocks
+R1_START = 2048         # locking range 1 = partition 1
+R1_LENGTH = 16384       # 8 MiB
+SERIAL = "FDEKITBOOT01"
+NQN = "nqn.2026-11.org.fdekit:boot-test"
+ROOT_MARK = "FDEKIT-ROOT-REACHED"
+DATA_MARK = "FDEKIT-DATA-SHA256"
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\r")
+# Anything that asks a human for a secret.
+PROMPT = re.compile(r"(?i)(passphrase|password|enter .*key)")
+
+
+class SetupError(Exception):
+    pass
+
+
+class Tap:
+    def __init__(self, planned):
+        self.n = 0
+        self.failed = 0
+        self.planned = planned
+        print(f"1..{planned}", flush=True)
+
+    def result(self, good, desc, diag=None):
+        self.n += 1
+        if not good:
+            self.failed += 1
+        print(f"{'ok' if good else 'not ok'} {self.n} - {desc}", flush=True)
+        if not good and diag:
+            self.diag(diag)
+        return good
+
+    def skip(self, desc, reason):
+        self.n += 1
+        print(f"ok {self.n} - {desc} # SKIP {reason}", flush=True)
+
+    def diag(self, text):
+        for line in str(text).rstrip().splitlines()[-60:]:
+            print(f"# {line}", flush=True)
+
+    def bail_rest(self, reason, descs):
+        for d in descs:
+            self.result(False, f"{d} (not run: {reason})")
+
+
+def run(cmd, **kw):
+    """Run a setup command; raise SetupError with its output on failure."""
+    kw.setdefault("stdout", subprocess.PIPE)
+    kw.setdefault("stderr", subprocess.STDOUT)
+    kw.setdefault("timeout", 300)
+    p = subprocess.run(cmd, **kw)
+    if p.returncode != 0:
+        out = p.stdout.decode(errors="replace") if isinstance(p.stdout, bytes) else (p.stdout or "")
+        raise SetupError(f"{' '.join(map(str, cmd))}: exit {p.returncode}\n{out}")
+    return p
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_listening(port, proc, seconds=15):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            return False
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return True
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
+class Server:
+    """A host process listening on a loopback port, stopped by SIGTERM."""
+
+    def __init__(self, name, cmd, port, log):
+        self.name, self.cmd, self.port, self.log = name, cmd, port, log
+        self.proc = None
+
+    def start(self):
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(self.cmd, stdout=log, stderr=log,
+                                         stdin=subprocess.DEVNULL,
+                                         start_new_session=True)
+        if not wait_listening(self.port, self.proc):
+            self.stop()
+            with open(self.log, errors="replace") as f:
+                raise SetupError(f"{self.name} did not listen on 127.0.0.1:{self.port}\n{f.read()[-2000:]}")
+
+    def stop(self):
+        """Stop it; returns its exit status (None if it had to be killed)."""
+        if not self.proc:
+            return 0
+        p, self.proc = self.proc, None
+        if p.poll() is not None:
+            return p.returncode
+        os.killpg(p.pid, signal.SIGTERM)
+        try:
+            return p.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            return None
+
+
+class Env:
+    """Everything on the host side of one test run."""
+
+    def __init__(self, args):
+        self.args = args
+        self.work = os.path.abspath(args.work)
+        self.opalctl = args.opalctl
+        self.sedsim = args.sedsim
+        self.servers = []
+
+    def path(self, *p):
+        return os.path.join(self.work, *p)
+
+    def cleanup(self):
+        for s in self.servers:
+            s.stop()
+
+    # --- the root file system ---------------------------------------------
+    def make_rootfs(self):
+        root = self.path("rootfs")
+        for d in ("bin", "sbin", "proc", "sys", "dev", "run", "tmp"):
+            os.makedirs(os.path.join(root, d), exist_ok=True)
+        shutil.copy2(self.args.busybox, os.path.join(root, "bin", "busybox"))
+        os.symlink("busybox", os.path.join(root, "bin", "sh"))
+        data = os.urandom(1 << 20)
+        with open(os.path.join(root, "data.bin"), "wb") as f:
+            f.write(data)
+        self.data_sha = hashlib.sha256(data).hexdigest()
+        init = os.path.join(root, "sbin", "init")
+        with open(init, "w") as f:
+            f.write(f"""#!/bin/busybox sh
+B=/bin/busybox
+[ -r /proc/mounts ] || $B mount -t proc proc /proc
+echo
+echo "{ROOT_MARK} $($B cat /proc/sys/kernel/osrelease)"
+echo "{DATA_MARK} $($B sha256sum /data.bin | $B cut -d' ' -f1)"
+echo "FDEKIT-ROOT-SOURCE $($B awk '$2 == "/" {{ print $1 }}' /proc/mounts | $B tail -n1)"
+$B sync
+$B poweroff -f
+""")
+        os.chmod(init, 0o755)
+        self.root_uuid = str(uuid.uuid4())
+        img = self.path("root.img")
+        if os.path.exists(img):
+            os.unlink(img)
+        run(["mkfs.ext4", "-q", "-F", "-U", self.root_uuid, "-L", "fdekitroot",
+             "-d", root, img, f"{R1_LENGTH // 2}k"])
+        return img
+
+    # --- the drive ----------------------------------------------------------
+    def make_drive(self, img):
+        d = self.drive = self.path("drive")
+        os.makedirs(d)
+        self.admin_key = self.path("admin.key")
+        with open(self.admin_key, "wb") as f:
+            f.write(os.urandom(32))
+        os.chmod(self.admin_key, 0o600)
+        run([self.sedsim, "create", d, "--blocks", str(BLOCKS), "--serial", SERIAL,
+             "--try-limit", "5"])
+        # An MBR in the global range (unlocked): partition 1 = range 1.
+        disk = self.path("mbr.img")
+        with open(disk, "wb") as f:
+            f.truncate(BLOCKS * 512)
+        run(["sfdisk", "-q", disk],
+            input=f"label: dos\nstart={R1_START}, size={R1_LENGTH}, type=83\n".encode())
+        with open(disk, "rb") as f:
+            mbr = f.read(512)
+        run([self.sedsim, "write", d, "0", "1"], input=mbr)
+        run([self.opalctl, "setup", d, "--transport", "sedsim", "--keyfile", self.admin_key,
+             "--range", "1", "--start", str(R1_START), "--length", str(R1_LENGTH)])
+        with open(img, "rb") as f:
+            run([self.sedsim, "write", d, str(R1_START), str(R1_LENGTH)], stdin=f)
+        run([self.opalctl, "lock", d, "--transport", "sedsim", "--keyfile", self.admin_key,
+             "--range", "1"])
+
+    def range1_locked(self):
+        """True when a host read of range 1 is refused (sedsim exit 3)."""
+        p = subprocess.run([self.sedsim, "read", self.drive, str(R1_START), "1"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+        return p.returncode == 3
+
+    def power_cycle(self):
+        run([self.sedsim, "power-cycle", self.drive])
+
+    def start_drive(self):
+        self.nvme_port = free_port()
+        s = Server("sedsim serve-nvme",
+                   [self.sedsim, "serve-nvme", self.drive, "--port", str(self.nvme_port),
+                    "--nqn", NQN], self.nvme_port, self.path("serve-nvme.log"))
+        s.start()
+        self.servers.append(s)
+        self.nvme = s
+
+    def stop_drive(self):
+        rc = self.nvme.stop()
+        self.servers.remove(self.nvme)
+        return rc
+
+    # --- Tang ---------------------------------------------------------------
+    def start_tang(self, name):
+        keys = self.path(f"tang-{name}")
+        os.makedirs(keys, exist_ok=True)
+        run([self.args.tangd_keygen, keys])
+        wrapper = self.path("tangd.sh")
+        with open(wrapper, "w") as f:
+            f.write(f'#!/bin/sh\n# one HTTP request on stdin/stdout; its log to a file\n'
+                    f'exec {self.args.tangd} "$1" 2>>"$2"\n')
+        os.chmod(wrapper, 0o755)
+        port = free_port()
+        log = self.path(f"tang-{name}.log")
+        open(log, "a").close()
+        s = Server(f"tang {name}",
+                   ["socat", f"TCP-LISTEN:{port},bind=127.0.0.1,fork,reuseaddr",
+                    f"EXEC:{wrapper} {keys} {log}"], port, self.path(f"socat-{name}.log"))
+        s.start()
+        self.servers.append(s)
+        adv = self.path(f"tang-{name}.adv")
+        run(["curl", "-sf", "--max-time", "10", "-o", adv, f"http://127.0.0.1:{port}/adv"])
+        return {"name": name, "port": port, "log": log, "adv": adv,
+                "url": f"http://10.0.2.2:{port}", "server": s}
+
+    @staticmethod
+    def tang_requests(tang):
+        with open(tang["log"], errors="replace") as f:
+            return sum(1 for line in f if "/rec/" in line)
+
+    def seal(self, name, pin, config, secret_file):
+        jwe = self.path(f"{name}.jwe")
+        with open(secret_file, "rb") as i, open(jwe, "wb") as o:
+            run(["clevis", "encrypt", pin, config], stdin=i, stdout=o, stderr=subprocess.PIPE)
+        return jwe
+
+    # --- initramfs ----------------------------------------------------------
+    def write_table(self, name, entries):
+        tab = self.path(f"opaltab-{name}")
+        with open(tab, "w") as f:
+            f.write("# NAME DEVICE RANGES KEY OPTIONS (written by the boot test)\n")
+            for e in entries:
+                f.write(e + "\n")
+        return tab
+
+    def mkinitramfs(self, kver, table, tag):
+        conf = self.path(f"initramfs-tools-{tag}")
+        if os.path.exists(conf):
+            shutil.rmtree(conf)
+        for d in ("conf.d", "hooks", "scripts/local-top", "scripts/init-premount"):
+            os.makedirs(os.path.join(conf, d))
+        with open(os.path.join(conf, "initramfs.conf"), "w") as f:
+            f.write("MODULES=list\nBUSYBOX=y\nKEYMAP=n\nCOMPRESS=zstd\nDEVICE=\n"
+                    "NFSROOT=auto\nRUNSIZE=10%\nFSTYPE=auto\n")
+        with open(os.path.join(conf, "modules"), "w") as f:
+            f.write("virtio_pci\nvirtio_net\next4\n")
+        with open(os.path.join(conf, "conf.d", "fdekit"), "w") as f:
+            f.write(f"FDEKIT_OPALCTL={self.opalctl}\nFDEKIT_OPALTAB={table}\n"
+                    f"FDEKIT_TIMEOUT={self.args.unlock_timeout}\n")
+        it = os.path.join(BOOT, "initramfs-tools")
+        shutil.copy2(os.path.join(it, "hooks", "fdekit-opal"), os.path.join(conf, "hooks"))
+        shutil.copy2(os.path.join(it, "scripts", "local-top", "fdekit-opal"),
+                     os.path.join(conf, "scripts", "local-top"))
+        # Test only: connect the drive over NVMe/TCP before local-top.
+        shutil.copy2(os.path.join(HERE, "initramfs-tools", "nvmf-connect"),
+                     os.path.join(conf, "scripts", "init-premount", "fdekit-test-nvmf"))
+        for hook in self.args.extra_hook:
+            shutil.copy2(hook, os.path.join(conf, "hooks"))
+        out = self.path(f"initrd-{tag}.img")
+        run(["mkinitramfs", "-d", conf, "-o", out, kver], timeout=600)
+        listing = run(["lsinitramfs", out]).stdout.decode(errors="replace").split()
+        return out, set(listing)
+
+    # --- QEMU ---------------------------------------------------------------
+    def boot(self, kver, initrd, append, answers=(), timeout=None):
+        """Boot; returns (console text, qemu exit status or None on timeout,
+        answers written). answers: (regex, text) pairs typed on the serial
+        console the first time the regex matches."""
+        timeout = timeout or self.args.boot_timeout
+        cmdline = (f"console=ttyS0 panic=-1 root=UUID={self.root_uuid} ip=dhcp "
+                   f"fdekit.test.nvmf=10.0.2.2,{self.nvme_port},{NQN} {append}").strip()
+        cmd = [self.args.qemu, "-accel", self.args.accel, "-cpu", "max", "-m", "1024",
+               "-smp", "1", "-nodefaults", "-display", "none", "-no-reboot",
+               "-serial", "stdio", "-monitor", "none",
+               "-netdev", "user,id=n0", "-device", "virtio-net-pci,netdev=n0",
+               "-kernel", f"/boot/vmlinuz-{kver}", "-initrd", initrd, "-append", cmdline]
+        log = self.path(f"console-{os.path.basename(initrd)}-{int(time.time())}.log")
+        p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, start_new_session=True)
+        sel = selectors.DefaultSelector()
+        sel.register(p.stdout, selectors.EVENT_READ)
+        buf = b""
+        pending = list(answers)
+        typed = []
+        end = time.monotonic() + timeout
+        rc = None
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+                break
+            if not sel.select(timeout=min(left, 1.0)):
+                if p.poll() is not None:
+                    rc = p.returncode
+                    break
+                continue
+            chunk = os.read(p.stdout.fileno(), 65536)
+            if not chunk:
+                rc = p.wait()
+                break
+            buf += chunk
+            text = ANSI.sub("", buf.decode(errors="replace"))
+            for pair in list(pending):
+                if re.search(pair[0], text):
+                    p.stdin.write(pair[1].encode() + b"\n")
+                    p.stdin.flush()
+                    pending.remove(pair)
+                    typed.append(pair[0])
+        sel.close()
+        text = ANSI.sub("", buf.decode(errors="replace"))
+        with open(log, "w") as f:
+            f.write(text)
+        return text, rc, typed
+
+
+def root_result(text, want_sha):
+    """(reached, data intact) from a console log."""
+    reached = re.search(rf"^{ROOT_MARK} ", text, re.M) is not None
+    m = re.search(rf"^{DATA_MARK} ([0-9a-f]{{64}})", text, re.M)
+    return reached, bool(m and m.group(1) == want_sha)
+
+
+def locked_at_boot(text):
+    """The guest kernel's reads of the locked range failed with Access
+    Denied (NVMe status 0x286) before fdekit's script ran."""
+    start = text.find("fdekit: unlocking Opal drives")
+    head = text if start < 0 else text[:start]
+    return re.search(r"nvme\d+n1: I/O Cmd.*sct 0x2 / sc 0x86", head) is not None
+
+
+def tail(text, n=40):
+    return "\n".join(text.rstrip().splitlines()[-n:])
+
+
+def kernel_opal(kver):
+    """The kernel's sed-opal attaches to NVMe fabrics controllers from 6.2 on."""
+    m = re.match(r"(\d+)\.(\d+)", kver)
+    return (int(m.group(1)), int(m.group(2))) >= (6, 2)
+
+
+def opal_options(kver):
+    return "timeout=60" if kernel_opal(kver) else "timeout=60,transport=nvme"
+
+
+def how(kver):
+    return ("kernel sed-opal ioctls on the namespace" if kernel_opal(kver) else
+            f"NVMe Security Send/Receive on the controller: {kver} has no sed-opal for fabrics")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--opalctl", required=True)
+    ap.add_argument("--sedsim", required=True)
+    ap.add_argument("--work", required=True, help="scratch directory (emptied first)")
+    ap.add_argument("--kver", action="append", default=[],
+                    help="guest kernel release (repeatable; default every /boot/vmlinuz-*)")
+    ap.add_argument("--full", action="store_true",
+                    default=os.environ.get("FDEKIT_BOOT_FULL", "") not in ("", "0"),
+                    help="also the long scenarios (or FDEKIT_BOOT_FULL=1)")
+    ap.add_argument("--busybox", default="/bin/busybox")
+    ap.add_argument("--qemu", default="qemu-system-x86_64")
+    ap.add_argument("--accel", default=os.environ.get("FDEKIT_QEMU_ACCEL", "tcg"))
+    ap.add_argument("--tangd", default="/usr/libexec/tangd")
+    ap.add_argument("--tangd-keygen", default="/usr/libexec/tangd-keygen")
+    ap.add_argument("--boot-timeout", type=int, default=300, help="seconds per boot")
+    ap.add_argument("--unlock-timeout", type=int, default=90,
+                    help="FDEKIT_TIMEOUT of the generated initramfs")
+    ap.add_argument("--extra-hook", action="append", default=[],
+                    help="an additional initramfs-tools hook (debugging)")
+    args = ap.parse_args()
+
+    kvers = args.kver or sorted(
+        (os.path.basename(v)[len("vmlinuz-"):] for v in os.listdir("/boot")
+         if v.startswith("vmlinuz-") and os.path.isdir(f"/lib/modules/{v[len('vmlinuz-'):]}")),
+        key=lambda k: not kernel_opal(k))
+    if not kvers:
+        print("1..0 # SKIP no kernel in /boot")
+        return 0
+
+    if os.path.exists(args.work):
+        shutil.rmtree(args.work)
+    os.makedirs(args.work)
+    env = Env(args)
+
+    # The plan: per kernel, the image, the first boot, the power cycle and
+    # the boot after it; then the dracut image and its boot on the first.
+    per_kernel = ["initramfs", "boot", "locked", "reboot"]
+    planned = 1 + len(per_kernel) * len(kvers)
+    tap = Tap(planned)
+    try:
+        try:
+            img = env.make_rootfs()
+            env.make_drive(img)
+            tang = env.start_tang("a")
+            jwe = env.seal("root-tang", "tang",
+                           f'{{"url":"{tang["url"]}","adv":"{tang["adv"]}"}}', env.admin_key)
+        except (SetupError, OSError, subprocess.TimeoutExpired) as e:
+            tap.diag(e)
+            tap.bail_rest("setup failed", ["host setup"] + ["-"] * (planned - 1))
+            return 1
+        tap.result(env.range1_locked(),
+                   f"host: range 1 (partition 1, the root file system) locked, {BLOCKS} blocks, Tang on 127.0.0.1:{tang['port']}")
+
+        for kver in kvers:
+            tag = f"it-{kver}"
+            table = env.write_table(tag, [f"root serial={SERIAL} 1 clevis:{jwe} {opal_options(kver)}"])
+            try:
+                initrd, files = env.mkinitramfs(kver, table, tag)
+            except (SetupError, subprocess.TimeoutExpired) as e:
+                tap.diag(e)
+                tap.bail_rest("mkinitramfs failed", [f"{kver}: {d}" for d in per_kernel])
+                continue
+            need = ["usr/sbin/opalctl", "etc/fdekit/opaltab", jwe.lstrip("/"),
+                    "usr/bin/clevis-decrypt-tang", "usr/bin/curl", "usr/bin/jose",
+                    "scripts/local-top/fdekit-opal"]
+            missing = [n for n in need if n not in files]
+            tap.result(not missing,
+                       f"{kver}: mkinitramfs -d CONFDIR with the fdekit-opal hook carries opalctl, the table, the JWE, clevis, curl, jose",
+                       f"missing: {missing}")
+
+            scenario_boot(tap, env, kver, initrd, tang, "boot")
+            rc = env.stop_drive()
+            env.power_cycle()
+            tap.result(rc == 0 and env.range1_locked(),
+                       f"{kver}: power cycle (serve-nvme stopped, drive power-cycled): range 1 locked again",
+                       f"serve-nvme exit {rc}")
+            scenario_boot(tap, env, kver, initrd, tang, "boot after the power cycle")
+            env.stop_drive()
+    finally:
+        env.cleanup()
+    return 1 if tap.failed or tap.n != planned else 0
+
+
+def scenario_boot(tap, env, kver, initrd, tang, what):
+    """Serve the drive (a power-on), boot, expect root with no prompt."""
+    env.start_drive()
+    before = env.tang_requests(tang)
+    text, rc, _ = env.boot(kver, initrd, "")
+    reached, intact = root_result(text, env.data_sha)
+    asked = PROMPT.search(text)
+    recs = env.tang_requests(tang) - before
+    denied = locked_at_boot(text)
+    good = reached and intact and not asked and recs >= 1 and denied
+    tap.result(good,
+               f"{kver}: {what}: the drive, locked at boot, is unlocked from Tang with no prompt "
+               f"({how(kver)}), root reached, data intact",
+               f"locked at boot: {denied}, root reached: {reached}, data intact: {intact}, "
+               f"prompt: {asked.group(0) if asked else None}, "
+               f"tang requests: {recs}, qemu exit: {rc}\n{tail(text)}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
