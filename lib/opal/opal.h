@@ -524,7 +524,13 @@ int opal_setup_range(struct opal_dev *dev, const struct opal_key *admin,
 		     const struct opal_range *r);
 int opal_get_range(struct opal_dev *dev, const struct opal_key *admin, unsigned n,
 		   struct opal_range *r);
-/* who: 0 = Admin1, n = Usern. */
+/* The range's columns, read in an open session (Admin1, or a user its ACE names). */
+int opal_range_read(struct opal_session *s, unsigned n, struct opal_range *r);
+/* Locking SP session as who (0 = Admin1, n = UserN), for opal_set_lock. */
+int opal_lock_session(struct opal_dev *dev, unsigned who, const struct opal_key *key,
+		      struct opal_session **s);
+int opal_set_lock(struct opal_session *s, unsigned range, enum opal_lock_state st);
+/* who: 0 = Admin1, n = Usern. One session: opal_lock_session + opal_set_lock. */
 int opal_lock_unlock(struct opal_dev *dev, unsigned who, const struct opal_key *key,
 		     unsigned range, enum opal_lock_state st);
 int opal_mbr_get(struct opal_dev *dev, const struct opal_key *admin,

@@ -152,10 +152,8 @@ int opal_setup_range(struct opal_dev *dev, const struct opal_key *admin,
 	return finish(s, rc);
 }
 
-int opal_get_range(struct opal_dev *dev, const struct opal_key *admin, unsigned n,
-		   struct opal_range *out)
+int opal_range_read(struct opal_session *s, unsigned n, struct opal_range *out)
 {
-	struct opal_session *s;
 	struct opal_resp *r;
 	opal_uid obj = opal_uid_locking_range(n);
 	uint64_t v[6];
@@ -164,15 +162,11 @@ int opal_get_range(struct opal_dev *dev, const struct opal_key *admin, unsigned 
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return OPAL_ERR_NOMEM;
-	rc = admin_session(dev, admin, &s);
-	if (rc) {
-		free(r);
-		return rc;
-	}
 	rc = opal_get_columns(s, &obj, OPAL_COL_RANGE_START, OPAL_COL_LOCK_ON_RESET, r);
 	for (unsigned c = 0; !rc && c < 6; c++)
 		rc = opal_resp_column_uint(r, OPAL_COL_RANGE_START + c, &v[c]);
 	if (!rc) {
+		size_t i = opal_resp_column(r, OPAL_COL_LOCK_ON_RESET);
 		const struct opal_tokens *t = &r->t;
 
 		memset(out, 0, sizeof(*out));
@@ -184,43 +178,61 @@ int opal_get_range(struct opal_dev *dev, const struct opal_key *admin, unsigned 
 		out->read_locked = v[4];
 		out->write_locked = v[5];
 		/* LockOnReset: a list of reset types; 0 is Power Cycle. */
-		for (size_t i = r->results; i + 3 < t->n; i++) {
-			if (opal_tok_is(&t->tok[i], OPAL_TOK_STARTNAME) &&
-			    t->tok[i + 1].type == OPAL_ATOM_UINT &&
-			    t->tok[i + 1].uint == OPAL_COL_LOCK_ON_RESET &&
-			    opal_tok_is(&t->tok[i + 2], OPAL_TOK_STARTLIST)) {
-				for (size_t j = i + 3; j < t->n &&
-				     !opal_tok_is(&t->tok[j], OPAL_TOK_ENDLIST); j++)
-					if (t->tok[j].type == OPAL_ATOM_UINT && t->tok[j].uint == 0)
-						out->lock_on_reset = true;
-				break;
-			}
-		}
+		if (!i || !opal_tok_is(&t->tok[i], OPAL_TOK_STARTLIST))
+			rc = OPAL_ERR_PROTOCOL;
+		for (size_t j = i + 1; !rc && j < t->n && !opal_tok_is(&t->tok[j], OPAL_TOK_ENDLIST);
+		     j++)
+			if (t->tok[j].type == OPAL_ATOM_UINT && t->tok[j].uint == 0)
+				out->lock_on_reset = true;
 	}
 	free(r);
-	return finish(s, rc);
+	return rc;
 }
 
-int opal_lock_unlock(struct opal_dev *dev, unsigned who, const struct opal_key *key,
-		     unsigned range, enum opal_lock_state st)
+int opal_get_range(struct opal_dev *dev, const struct opal_key *admin, unsigned n,
+		   struct opal_range *out)
+{
+	struct opal_session *s;
+	int rc;
+
+	rc = admin_session(dev, admin, &s);
+	if (rc)
+		return rc;
+	return finish(s, opal_range_read(s, n, out));
+}
+
+int opal_set_lock(struct opal_session *s, unsigned range, enum opal_lock_state st)
 {
 	uint8_t mem[256];
 	struct opal_buf b;
-	struct opal_session *s;
-	opal_uid auth = authority(who);
 	opal_uid obj = opal_uid_locking_range(range);
-	int rc;
 
-	rc = opal_start_session(dev, &OPAL_UID_LOCKINGSP, &auth, key, true, &s);
-	if (rc)
-		return rc;
 	opal_buf_init(&b, mem, sizeof(mem));
 	opal_put_set_begin(&b, &obj);
 	opal_put_named_uint(&b, OPAL_COL_READ_LOCKED, st == OPAL_LOCKED);
 	opal_put_named_uint(&b, OPAL_COL_WRITE_LOCKED, st != OPAL_UNLOCKED_RW);
 	opal_put_set_end(&b);
-	rc = opal_call_simple(s, &b);
-	return finish(s, rc);
+	return opal_call_simple(s, &b);
+}
+
+int opal_lock_session(struct opal_dev *dev, unsigned who, const struct opal_key *key,
+		      struct opal_session **s)
+{
+	opal_uid auth = authority(who);
+
+	return opal_start_session(dev, &OPAL_UID_LOCKINGSP, &auth, key, true, s);
+}
+
+int opal_lock_unlock(struct opal_dev *dev, unsigned who, const struct opal_key *key,
+		     unsigned range, enum opal_lock_state st)
+{
+	struct opal_session *s;
+	int rc;
+
+	rc = opal_lock_session(dev, who, key, &s);
+	if (rc)
+		return rc;
+	return finish(s, opal_set_lock(s, range, st));
 }
 
 int opal_mbr_get(struct opal_dev *dev, const struct opal_key *admin, struct opal_mbr_state *m)

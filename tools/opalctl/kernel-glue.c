@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* opalctl operations on top of the kernel's sed-opal ioctls. */
 #include <errno.h>
+#include <string.h>
 
 #include "opalctl-dev.h"
 #include "opalctl-kernel.h"
@@ -23,6 +24,11 @@ static int kmap(int rc)
 	default:
 		return OPAL_ERR_TRANSPORT;
 	}
+}
+
+static enum kopal_state kstate(enum opal_lock_state st)
+{
+	return st == OPAL_LOCKED ? KOPAL_LOCKED : st == OPAL_UNLOCKED_RO ? KOPAL_RO : KOPAL_RW;
 }
 
 int opalctl_kernel_setup(struct opalctl_dev *dev, const struct opal_key *key,
@@ -50,10 +56,8 @@ int opalctl_kernel_setup(struct opalctl_dev *dev, const struct opal_key *key,
 int opalctl_kernel_lock_unlock(struct opalctl_dev *dev, unsigned who, const struct opal_key *key,
 			       unsigned range, enum opal_lock_state st, bool save)
 {
-	enum kopal_state ks = st == OPAL_LOCKED ? KOPAL_LOCKED :
-			      st == OPAL_UNLOCKED_RO ? KOPAL_RO : KOPAL_RW;
-
-	return kmap(kopal_lock_unlock(dev->kernel_fd, who, key->data, key->len, range, ks, save));
+	return kmap(kopal_lock_unlock(dev->kernel_fd, who, key->data, key->len, range, kstate(st),
+				      save));
 }
 
 int opalctl_kernel_revert(struct opalctl_dev *dev, const struct opal_key *key, bool psid)
@@ -76,6 +80,44 @@ int opalctl_kernel_mbr(struct opalctl_dev *dev, const struct opal_key *key, int 
 	if (!rc && done >= 0)
 		rc = kopal_mbr_done(dev->kernel_fd, key->data, key->len, done);
 	return kmap(rc);
+}
+
+int opalctl_kernel_activate_user(struct opalctl_dev *dev, const struct opal_key *admin,
+				 unsigned user)
+{
+	return kmap(kopal_activate_user(dev->kernel_fd, admin->data, admin->len, user));
+}
+
+int opalctl_kernel_set_user_pin(struct opalctl_dev *dev, const struct opal_key *admin,
+				unsigned user, const struct opal_key *pin)
+{
+	return kmap(kopal_set_user_pw(dev->kernel_fd, admin->data, admin->len, user, pin->data,
+				      pin->len));
+}
+
+int opalctl_kernel_save(struct opalctl_dev *dev, unsigned who, const struct opal_key *key,
+			unsigned range, enum opal_lock_state st)
+{
+	return kmap(kopal_save(dev->kernel_fd, who, key->data, key->len, range, kstate(st)));
+}
+
+int opalctl_kernel_lr_status(struct opalctl_dev *dev, unsigned who, const struct opal_key *key,
+			     unsigned range, struct opal_range *r)
+{
+	struct kopal_lr_status st;
+	int rc = kopal_lr_status(dev->kernel_fd, who, key->data, key->len, range, &st);
+
+	if (rc)
+		return kmap(rc);
+	memset(r, 0, sizeof(*r));
+	r->n = range;
+	r->start = st.start;
+	r->length = st.length;
+	r->read_lock_enabled = st.rle;
+	r->write_lock_enabled = st.wle;
+	r->read_locked = st.read_locked;
+	r->write_locked = st.write_locked;
+	return 0;
 }
 
 int opalctl_dev_discovery(struct opalctl_dev *dev, struct opal_discovery *d)

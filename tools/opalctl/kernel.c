@@ -117,6 +117,72 @@ int kopal_lock_unlock(int fd, unsigned who, const uint8_t *key, size_t len, unsi
 	return rc;
 }
 
+int kopal_save(int fd, unsigned who, const uint8_t *key, size_t len, unsigned range,
+	       enum kopal_state st)
+{
+	struct opal_lock_unlock lk;
+
+	memset(&lk, 0, sizeof(lk));
+	lk.session.who = who;
+	lk.l_state = st == KOPAL_LOCKED ? OPAL_LK : st == KOPAL_RO ? OPAL_RO : OPAL_RW;
+	return keyed_ioctl(fd, IOC_OPAL_SAVE, &lk, sizeof(lk), &lk.session.opal_key, key, len,
+			   range);
+}
+
+int kopal_activate_user(int fd, const uint8_t *admin, size_t alen, unsigned user)
+{
+	struct opal_session_info s;
+
+	memset(&s, 0, sizeof(s));
+	s.who = user;	/* OPAL_USER1.. = 1..; the key is Admin1's */
+	return keyed_ioctl(fd, IOC_OPAL_ACTIVATE_USR, &s, sizeof(s), &s.opal_key, admin, alen, 0);
+}
+
+int kopal_set_user_pw(int fd, const uint8_t *admin, size_t alen, unsigned user,
+		      const uint8_t *pin, size_t plen)
+{
+	struct opal_new_pw pw;
+	int rc;
+
+	memset(&pw, 0, sizeof(pw));
+	pw.session.who = OPAL_ADMIN1;
+	pw.new_user_pw.who = user;
+	rc = set_key(&pw.new_user_pw.opal_key, pin, plen, 0);
+	if (!rc)
+		rc = keyed_ioctl(fd, IOC_OPAL_SET_PW, &pw, sizeof(pw), &pw.session.opal_key, admin,
+				 alen, 0);
+	explicit_bzero(&pw, sizeof(pw));
+	return rc;
+}
+
+int kopal_lr_status(int fd, unsigned who, const uint8_t *key, size_t len, unsigned range,
+		    struct kopal_lr_status *out)
+{
+#ifdef IOC_OPAL_GET_LR_STATUS
+	struct opal_lr_status st;
+	int rc;
+
+	memset(&st, 0, sizeof(st));
+	st.session.who = who;
+	rc = set_key(&st.session.opal_key, key, len, range);
+	if (!rc)
+		rc = kret(ioctl(fd, IOC_OPAL_GET_LR_STATUS, &st));
+	if (!rc) {
+		out->start = st.range_start;
+		out->length = st.range_length;
+		out->rle = st.RLE;
+		out->wle = st.WLE;
+		out->read_locked = st.l_state == OPAL_LK;
+		out->write_locked = st.l_state != OPAL_RW;
+	}
+	explicit_bzero(&st, sizeof(st));
+	return rc;
+#else
+	(void)fd; (void)who; (void)key; (void)len; (void)range; (void)out;
+	return -ENOTTY;
+#endif
+}
+
 int kopal_revert(int fd, const uint8_t *key, size_t len, bool psid)
 {
 	struct opal_key k;

@@ -34,5 +34,19 @@ int opalctl_kernel_revert(struct opalctl_dev *dev, const struct opal_key *key, b
 int opalctl_kernel_erase_range(struct opalctl_dev *dev, const struct opal_key *key,
 			       unsigned range);
 int opalctl_kernel_mbr(struct opalctl_dev *dev, const struct opal_key *key, int enable, int done);
+/* IOC_OPAL_ACTIVATE_USR and IOC_OPAL_SET_PW, as Admin1. */
+int opalctl_kernel_activate_user(struct opalctl_dev *dev, const struct opal_key *admin,
+				 unsigned user);
+int opalctl_kernel_set_user_pin(struct opalctl_dev *dev, const struct opal_key *admin,
+				unsigned user, const struct opal_key *pin);
+/* IOC_OPAL_SAVE of a lock state: what the kernel replays on S3 resume. */
+int opalctl_kernel_save(struct opalctl_dev *dev, unsigned who, const struct opal_key *key,
+			unsigned range, enum opal_lock_state st);
+/*
+ * IOC_OPAL_GET_LR_STATUS as who (kernels >= 6.6): the range's locking
+ * columns; OPAL_ERR_UNSUPPORTED where the kernel lacks it.
+ */
+int opalctl_kernel_lr_status(struct opalctl_dev *dev, unsigned who, const struct opal_key *key,
+			     unsigned range, struct opal_range *r);
 
 #endif

@@ -23,6 +23,19 @@ int kopal_revert(int fd, const uint8_t *key, size_t len, bool psid);
 int kopal_secure_erase(int fd, const uint8_t *key, size_t len, unsigned range);
 int kopal_mbr_enable(int fd, const uint8_t *key, size_t len, bool enable);
 int kopal_mbr_done(int fd, const uint8_t *key, size_t len, bool done);
+int kopal_activate_user(int fd, const uint8_t *admin, size_t alen, unsigned user);
+int kopal_set_user_pw(int fd, const uint8_t *admin, size_t alen, unsigned user,
+		      const uint8_t *pin, size_t plen);
+/* IOC_OPAL_SAVE alone: replaces the saved state of the range. */
+int kopal_save(int fd, unsigned who, const uint8_t *key, size_t len, unsigned range,
+	       enum kopal_state st);
+struct kopal_lr_status {
+	uint64_t start, length;
+	bool rle, wle, read_locked, write_locked;
+};
+/* IOC_OPAL_GET_LR_STATUS (6.6+); -ENOTTY where the kernel lacks it. */
+int kopal_lr_status(int fd, unsigned who, const uint8_t *key, size_t len, unsigned range,
+		    struct kopal_lr_status *out);
 /* 0 when the kernel has a sed-opal context for the disk, else -errno. */
 int kopal_probe(int fd);
 /* Level 0 Discovery into buf (kernels >= 6.5); returns bytes or -errno. */

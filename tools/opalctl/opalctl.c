@@ -12,39 +12,18 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <linux/fs.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 #include <openssl/rand.h>
 
 #include "opal.h"
-#include "opalctl.h"
-#include "opalctl-dev.h"
+#include "opalctl-cmd.h"
 
 #define KEYGEN_BYTES 32
-
-struct ctx {
-	FILE *in, *out, *err;
-	bool json;
-	const char *cmd;
-	const char *devpath;
-	const char *transport;
-	const char *keyfile, *new_keyfile, *psid_file, *mbr_file;
-	bool sedutil;
-	int range;		/* -1: not given */
-	bool global;
-	bool have_start, have_length;
-	uint64_t start, length;
-	bool read_only, save, yes;
-	int user;		/* 0: Admin1 */
-	int mbr_enable, mbr_done;	/* -1: leave */
-	const char *who;
-	unsigned int timeout_ms;
-	struct opalctl_dev *dev;
-	json_object *jout;
-	char serial[OPAL_SERIAL_MAX];
-};
 
 static void emit_json(struct ctx *c)
 {
@@ -54,9 +33,7 @@ static void emit_json(struct ctx *c)
 						       JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
-/* One line "opalctl: what failed: what to do"; returns code. */
-static int __attribute__((format(printf, 3, 4)))
-fail(struct ctx *c, int code, const char *fmt, ...)
+int fail(struct ctx *c, int code, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -76,7 +53,18 @@ fail(struct ctx *c, int code, const char *fmt, ...)
 	return code;
 }
 
-static int exit_for(int rc)
+void warn(struct ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("opalctl: warning: ", c->err);
+	va_start(ap, fmt);
+	vfprintf(c->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', c->err);
+}
+
+int exit_for(int rc)
 {
 	switch (rc) {
 	case 0: return EXIT_OK;
@@ -111,8 +99,7 @@ static const char *hint_for(int rc)
 	}
 }
 
-/* Report a lib/opal error; adds the tries left on authentication failures. */
-static int fail_opal(struct ctx *c, const char *what, int rc, const opal_uid *sp,
+int fail_opal(struct ctx *c, const char *what, int rc, const opal_uid *sp,
 		     const opal_uid *cpin)
 {
 	char tries[64] = "";
@@ -186,19 +173,19 @@ static int load_key_text(struct ctx *c, const char *path, bool text, struct secr
 	return 0;
 }
 
-static int load_key(struct ctx *c, const char *path, struct secret **out)
+int load_key(struct ctx *c, const char *path, struct secret **out)
 {
 	return load_key_text(c, path, false, out);
 }
 
-static struct opal_key key_of(const struct secret *s)
+struct opal_key key_of(const struct secret *s)
 {
 	return (struct opal_key){ s->data, s->len };
 }
 
 /* ------------------------------------------------------------ commands */
 
-static json_object *jbool(bool v)
+json_object *jbool(bool v)
 {
 	return json_object_new_boolean(v);
 }
@@ -545,41 +532,208 @@ done:
 	return 0;
 }
 
-static int cmd_lock_unlock(struct ctx *c, bool unlock)
+/* The disks behind a controller: namespaces whose subsystem is the controller's. */
+static void reread_nvme_ctrl(struct ctx *c, const char *ctrl)
 {
-	struct secret *key;
-	struct opal_key k;
+	char path[512], nqn[256], dnqn[256];
+	DIR *d;
+	struct dirent *e;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/nvme/%s/subsysnqn", ctrl);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (!fgets(nqn, sizeof(nqn), f))
+		nqn[0] = 0;
+	fclose(f);
+	d = opendir("/sys/class/block");
+	if (!d || !nqn[0]) {
+		if (d)
+			closedir(d);
+		return;
+	}
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "nvme", 4))
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/block/%s/partition", e->d_name);
+		if (!access(path, F_OK))
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/block/%s/device/subsysnqn", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(dnqn, sizeof(dnqn), f) && !strcmp(dnqn, nqn)) {
+			snprintf(path, sizeof(path), "/dev/%s", e->d_name);
+			reread_partitions(c, path);
+		}
+		fclose(f);
+	}
+	closedir(d);
+}
+
+void reread_partitions(struct ctx *c, const char *path)
+{
+	struct stat st;
+	const char *base = strrchr(path, '/');
+	unsigned n;
+	char tail;
+	int fd;
+
+	if (stat(path, &st))
+		return;
+	base = base ? base + 1 : path;
+	if (S_ISCHR(st.st_mode) && sscanf(base, "nvme%u%c", &n, &tail) == 1) {
+		reread_nvme_ctrl(c, base);
+		return;
+	}
+	if (!S_ISBLK(st.st_mode))
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		warn(c, "%s: cannot open to re-read its partitions: %s", path, strerror(errno));
+		return;
+	}
+	/* EINVAL: a partition, not a whole disk; nothing to re-read. */
+	if (ioctl(fd, BLKRRPART) && errno != EINVAL)
+		warn(c, "%s: partition table not re-read: %s (in use? run `partprobe %s`)", path,
+		     strerror(errno), path);
+	else if (c->verbose)
+		fprintf(c->err, "opalctl: %s: partition table re-read\n", path);
+	close(fd);
+}
+
+/*
+ * After a lock: did the range really lock? A range whose locking is not
+ * enabled, or that has no LBAs, ignores ReadLocked/WriteLocked.
+ */
+static int verify_locked(struct ctx *c, const struct opal_range *r)
+{
+	if (r->n && !r->length)
+		return fail(c, EXIT_DRIVE, "lock: range %u is not configured (no LBAs): nothing was locked: set it up with `opalctl setup --range %u`",
+			    r->n, r->n);
+	if (!r->read_lock_enabled && !r->write_lock_enabled)
+		return fail(c, EXIT_DRIVE, "lock: range %u does not lock: read and write locking are not enabled on it: run `opalctl setup`",
+			    r->n);
+	if (!r->read_lock_enabled || !r->write_lock_enabled)
+		return fail(c, EXIT_DRIVE, "lock: range %u stays %s: %s locking is not enabled on it: run `opalctl setup`",
+			    r->n, r->read_lock_enabled ? "writable" : "readable",
+			    r->read_lock_enabled ? "write" : "read");
+	if (!r->read_locked || !r->write_locked)
+		return fail(c, EXIT_DRIVE, "lock: range %u reads back unlocked after the lock: check the drive",
+			    r->n);
+	return 0;
+}
+
+/*
+ * Unlock with the shadow MBR enabled: set Done, or the drive keeps showing
+ * the shadow image over LBA 0. Through the kernel only as Admin1 (its
+ * IOC_OPAL_MBR_DONE always authenticates as Admin1: a user's key there
+ * would burn one of Admin1's tries).
+ */
+static void mbr_done_after_unlock(struct ctx *c, const struct opal_key *k)
+{
+	struct opal_discovery d;
+	struct opal_session *s;
+	int rc;
+
+	if (c->keep_mbr)
+		return;
+	rc = c->dev->opal ? opal_discovery0(c->dev->opal, &d) : opalctl_dev_discovery(c->dev, &d);
+	if (rc || !(d.locking_flags & OPAL_LF_MBR_ENABLED) || (d.locking_flags & OPAL_LF_MBR_DONE))
+		return;
+	if (c->dev->kernel_fd >= 0 && !c->user) {
+		rc = opalctl_kernel_mbr(c->dev, k, -1, 1);
+	} else if (c->dev->opal) {
+		rc = opal_lock_session(c->dev->opal, (unsigned)c->user, k, &s);
+		if (!rc) {
+			rc = opal_set_column_uint(s, &OPAL_UID_MBRCONTROL, OPAL_COL_MBR_DONE, 1);
+			rc = opal_end_session(s) && !rc ? OPAL_ERR_PROTOCOL : rc;
+		}
+	} else {
+		rc = OPAL_ERR_UNSUPPORTED;
+	}
+	if (rc)
+		warn(c, "the shadow MBR is enabled and still shown (MBR Done not set: %s): run `opalctl mbr --done` with the Admin1 key",
+		     opal_strerror(rc));
+	else if (c->verbose)
+		fprintf(c->err, "opalctl: shadow MBR Done set\n");
+}
+
+int opalctl_lock_unlock(struct ctx *c, const struct opal_key *key, bool unlock)
+{
+	struct opal_key k = *key;
 	enum opal_lock_state st = !unlock ? OPAL_LOCKED :
 				  c->read_only ? OPAL_UNLOCKED_RO : OPAL_UNLOCKED_RW;
 	unsigned range = c->range < 0 ? 0 : (unsigned)c->range;
 	opal_uid cpin = c->user ? opal_uid_c_pin_user((unsigned)c->user) : opal_uid_c_pin_admin(1);
+	struct opal_range r;
+	bool have_r = false;
 	char what[96];
-	int rc;
+	int rc, vr = OPAL_ERR_UNSUPPORTED;
 
 	if (c->save && !unlock)
-		return fail(c, EXIT_USAGE, "lock: --save applies to unlock only");
+		return fail(c, EXIT_USAGE, "lock: --save applies to unlock only (a lock through the kernel always replaces its saved state)");
 	if (c->save && c->dev->kernel_fd < 0)
 		return fail(c, EXIT_UNSUPPORTED, "unlock --save: only the kernel can keep the key for S3 resume: use --transport ioctl on the block device");
-	rc = load_key(c, c->keyfile, &key);
-	if (rc)
-		return rc;
-	k = key_of(key);
-	if (c->dev->kernel_fd >= 0)
-		rc = opalctl_kernel_lock_unlock(c->dev, (unsigned)c->user, &k, range, st, c->save);
-	else
-		rc = opal_lock_unlock(c->dev->opal, (unsigned)c->user, &k, range, st);
-	secret_free(key);
 	snprintf(what, sizeof(what), "%s range %u", unlock ? "unlock" : "lock", range);
+	if (c->dev->kernel_fd >= 0) {
+		rc = opalctl_kernel_lock_unlock(c->dev, (unsigned)c->user, &k, range, st, c->save);
+		/*
+		 * The kernel replays the state saved for a range on resume from
+		 * S3: a lock replaces a saved unlock, or resume would undo it.
+		 */
+		if (!rc && !unlock)
+			rc = opalctl_kernel_save(c->dev, (unsigned)c->user, &k, range, st);
+		if (!rc && !unlock)
+			vr = opalctl_kernel_lr_status(c->dev, (unsigned)c->user, &k, range, &r);
+		if (!rc && !unlock && vr == OPAL_ERR_UNSUPPORTED && c->dev->opal) {
+			struct opal_session *s;
+
+			vr = opal_lock_session(c->dev->opal, (unsigned)c->user, &k, &s);
+			if (!vr) {
+				vr = opal_range_read(s, range, &r);
+				opal_end_session(s);
+			}
+		}
+	} else {
+		struct opal_session *s;
+
+		rc = opal_lock_session(c->dev->opal, (unsigned)c->user, &k, &s);
+		if (!rc) {
+			rc = opal_set_lock(s, range, st);
+			if (!rc && !unlock)
+				vr = opal_range_read(s, range, &r);
+			rc = opal_end_session(s) && !rc ? OPAL_ERR_PROTOCOL : rc;
+		}
+	}
+	have_r = !vr;
+	if (!rc && unlock)
+		mbr_done_after_unlock(c, &k);
 	if (rc)
 		return fail_opal(c, what, rc, &OPAL_UID_LOCKINGSP, &cpin);
+	if (!unlock && have_r) {
+		rc = verify_locked(c, &r);
+		if (rc)
+			return rc;
+	} else if (!unlock) {
+		warn(c, "range %u: lock sent but not verified: %s may not read the range (%s)", range,
+		     c->user ? "this user" : "Admin1", opal_strerror(vr));
+	}
+	if (unlock)
+		reread_partitions(c, c->devpath);
 	if (c->json) {
 		json_object_object_add(c->jout, "range", json_object_new_int((int)range));
 		json_object_object_add(c->jout, "state", json_object_new_string(
 			st == OPAL_LOCKED ? "locked" : st == OPAL_UNLOCKED_RO ? "read-only" : "read-write"));
+		if (!unlock)
+			json_object_object_add(c->jout, "verified", jbool(have_r));
+		if (c->dev->kernel_fd >= 0)
+			json_object_object_add(c->jout, "saved_for_resume", jbool(c->save || !unlock));
 	} else {
-		fprintf(c->out, "%s: range %u %s\n", c->devpath, range,
+		fprintf(c->out, "%s: range %u %s%s\n", c->devpath, range,
 			st == OPAL_LOCKED ? "locked" : st == OPAL_UNLOCKED_RO ? "unlocked read-only" :
-			"unlocked");
+			"unlocked", !unlock && have_r ? " (verified)" : "");
 	}
 	return 0;
 }
@@ -856,52 +1010,148 @@ static int cmd_scan(struct ctx *c)
 	return 0;
 }
 
+static int cmd_lock_unlock(struct ctx *c, bool unlock)
+{
+	struct secret *key;
+	struct opal_key k;
+	int rc;
+
+	if (c->save && !unlock)
+		return fail(c, EXIT_USAGE, "lock: --save applies to unlock only (a lock through the kernel always replaces its saved state)");
+	rc = load_key(c, c->keyfile, &key);
+	if (rc)
+		return rc;
+	k = key_of(key);
+	rc = opalctl_lock_unlock(c, &k, unlock);
+	secret_free(key);
+	return rc;
+}
+
+static int cmd_unlock(struct ctx *c)
+{
+	return cmd_lock_unlock(c, true);
+}
+
+static int cmd_lock(struct ctx *c)
+{
+	return cmd_lock_unlock(c, false);
+}
+
+static int cmd_revert_sid(struct ctx *c)
+{
+	return cmd_revert(c, false);
+}
+
+static int cmd_revert_psid(struct ctx *c)
+{
+	return cmd_revert(c, true);
+}
+
 /* ----------------------------------------------------------- arguments */
+
+static const struct opalctl_cmd commands[] = {
+	{ "scan", cmd_scan, 0, "", "list disks and their Opal support" },
+	{ "discover", cmd_discover, CMD_NEEDS_DEV, "DEV", "Level 0 Discovery features and properties" },
+	{ "status", cmd_status, CMD_NEEDS_DEV, "DEV [--keyfile F]",
+	  "locking state; ranges and MBR with the Admin1 key" },
+	{ "msid", cmd_msid, CMD_NEEDS_DEV | CMD_PROTOCOL, "DEV",
+	  "print the MSID (the factory SID PIN; public)" },
+	{ "setup", cmd_setup, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
+	  "DEV --keyfile F [--global | --range N --start LBA --length N]",
+	  "take ownership, activate, enable locking" },
+	{ "unlock", cmd_unlock, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
+	  "DEV --keyfile F [--range N] [--read-only] [--user N] [--save] [--keep-mbr]",
+	  "unlock a range (sets MBR Done, re-reads partitions)" },
+	{ "lock", cmd_lock, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
+	  "DEV --keyfile F [--range N] [--user N]", "lock a range and check it locked" },
+	{ "unlock-all", cmd_unlock_all, CMD_NO_OPEN,
+	  "[--table F] [--name N]... [--deadline S] [--no-prompt] [--askpass P]",
+	  "unlock every entry of the unlock table (boot)" },
+	{ "change-key", cmd_change_key, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
+	  "DEV --keyfile F --new-keyfile F [--who sid|admin1|both]", "change the SID/Admin1 key" },
+	{ "user-enable", cmd_user_enable, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
+	  "DEV --keyfile F --user N", "enable authority UserN (Admin1 key)" },
+	{ "user-disable", cmd_user_disable, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
+	  "DEV --keyfile F --user N", "disable authority UserN" },
+	{ "user-key", cmd_user_key, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
+	  "DEV --keyfile F --user N --new-keyfile F", "set UserN's key as Admin1" },
+	{ "grant", cmd_grant, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
+	  "DEV --keyfile F --user N --range N [--read-only]",
+	  "let UserN lock and unlock a range (keeps the others)" },
+	{ "revoke", cmd_revoke, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
+	  "DEV --keyfile F --user N --range N", "take a range's lock control from UserN" },
+	{ "access", cmd_access, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL, "DEV --keyfile F",
+	  "who may lock and unlock each range" },
+	{ "bind", cmd_bind, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
+	  "DEV --keyfile F [--range N] --pin tang|tpm2|sss --config JSON [--jwe F]",
+	  "new key slot: a user with a random key sealed by clevis" },
+	{ "unbind", cmd_unbind, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
+	  "DEV --keyfile F --slot N [--jwe F]", "remove a key slot" },
+	{ "slots", cmd_slots, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL, "DEV --keyfile F",
+	  "key slots: users, their ranges and sealed keys" },
+	{ "mbr", cmd_mbr, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
+	  "DEV --keyfile F [--enable|--disable] [--done|--not-done] [--write IMG]",
+	  "shadow MBR control" },
+	{ "erase-range", cmd_erase_range, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
+	  "DEV --keyfile F --range N --yes-destroy-data", "crypto-erase a range" },
+	{ "revert", cmd_revert_sid, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
+	  "DEV --keyfile F --yes-destroy-data", "back to factory state as SID (erases all)" },
+	{ "psid-revert", cmd_revert_psid, CMD_NEEDS_DEV | CMD_KERNEL,
+	  "DEV --psid-file F --yes-destroy-data", "back to factory state with the PSID" },
+	{ "keygen", cmd_keygen, CMD_NEEDS_DEV | CMD_NO_OPEN, "FILE", "write a random 32-byte key" },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static void usage(FILE *o)
 {
 	fputs("Usage: opalctl [OPTIONS] COMMAND [DEV|FILE] [OPTIONS]\n"
 	      "Manage TCG Opal self-encrypting drives (PBA-free, OS-driven unlock).\n\n"
-	      "Commands:\n"
-	      "  scan                          list disks and their Opal support\n"
-	      "  discover DEV                  Level 0 Discovery features\n"
-	      "  status DEV [--keyfile F]      locking state; ranges and MBR with the Admin1 key\n"
-	      "  setup DEV --keyfile F [--global | --range N --start LBA --length N]\n"
-	      "                                take ownership, activate, enable locking\n"
-	      "  unlock DEV --keyfile F [--range N] [--read-only] [--user N] [--save]\n"
-	      "  lock DEV --keyfile F [--range N] [--user N]\n"
-	      "  change-key DEV --keyfile F --new-keyfile F [--who sid|admin1|both]\n"
-	      "  mbr DEV --keyfile F [--enable|--disable] [--done|--not-done] [--write IMG]\n"
-	      "  erase-range DEV --keyfile F --range N --yes-destroy-data\n"
-	      "  revert DEV --keyfile F --yes-destroy-data\n"
-	      "  psid-revert DEV --psid-file F --yes-destroy-data\n"
-	      "  keygen FILE                   write a random 32-byte key\n\n"
-	      "Options:\n"
+	      "Commands:\n", o);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(o, "  %s %s\n      %s\n", commands[i].name, commands[i].synopsis,
+			commands[i].summary);
+	fputs("\nOptions:\n"
 	      "  -k, --keyfile F      key file (\"-\": stdin); never on the command line\n"
-	      "      --new-keyfile F  new key for change-key\n"
+	      "      --new-keyfile F  new key for change-key and user-key\n"
 	      "      --psid-file F    PSID (from the drive label) for psid-revert\n"
 	      "      --hash MODE      none (key file bytes are the PIN) or sedutil\n"
 	      "  -r, --range N        locking range (0 = global)\n"
 	      "      --global         setup: lock the global range (default)\n"
 	      "      --start LBA, --length N   setup: range geometry\n"
-	      "      --read-only      unlock for reading only\n"
-	      "      --user N         authenticate as UserN instead of Admin1\n"
+	      "      --read-only      unlock for reading only; grant read lock control only\n"
+	      "      --user N         authenticate as UserN instead of Admin1; the user of\n"
+	      "                       user-enable, user-disable, user-key, grant, revoke\n"
 	      "      --save           unlock: let the kernel re-unlock on S3 resume\n"
+	      "      --keep-mbr       unlock: leave the shadow MBR's Done flag alone\n"
 	      "      --who W          change-key: sid, admin1 or both (default)\n"
 	      "      --enable, --disable, --done, --not-done, --write IMG   mbr control\n"
 	      "      --yes-destroy-data   confirm erase-range, revert, psid-revert\n"
+	      "      --pin P          bind: clevis pin (tang, tpm2 or sss)\n"
+	      "      --config JSON    bind: the pin's configuration, as for clevis encrypt\n"
+	      "      --jwe F          bind, unbind: the sealed key file (default under /etc/fdekit/keys)\n"
+	      "      --slot N         unbind: the key slot (user number) to remove\n"
+	      "      --table F        unlock-all: the unlock table (default /etc/fdekit/opaltab)\n"
+	      "      --name N         unlock-all: only this entry (repeatable; includes noauto)\n"
+	      "      --deadline S     unlock-all: never run longer than S seconds\n"
+	      "      --no-prompt      unlock-all: never ask for a passphrase\n"
+	      "      --askpass P      unlock-all: run P \"PROMPT\" to ask (its stdout is the key)\n"
 	      "  -t, --transport T    auto, ioctl, nvme, scsi or sedsim (DEV = directory)\n"
 	      "      --timeout MS     give up on the drive after MS milliseconds\n"
 	      "  -j, --json           JSON output\n"
+	      "  -v, --verbose        trace each step (never keys)\n"
+	      "  -V, --version        print the version\n"
 	      "  -h, --help           this help\n\n"
 	      "Exit codes: 0 ok, 1 usage, 2 device, 3 unsupported, 4 authentication failed,\n"
-	      "5 locked out, 6 drive refused, 7 key file, 8 timeout, 9 protocol, 10 refused\n", o);
+	      "5 locked out, 6 drive refused, 7 key file, 8 timeout, 9 protocol, 10 refused,\n"
+	      "11 some unlock-all entries failed\n", o);
 }
 
 enum {
 	OPT_NEW_KEYFILE = 256, OPT_PSID_FILE, OPT_HASH, OPT_GLOBAL, OPT_START, OPT_LENGTH,
 	OPT_READ_ONLY, OPT_USER, OPT_SAVE, OPT_WHO, OPT_ENABLE, OPT_DISABLE, OPT_DONE,
-	OPT_NOT_DONE, OPT_WRITE, OPT_YES, OPT_TIMEOUT,
+	OPT_NOT_DONE, OPT_WRITE, OPT_YES, OPT_TIMEOUT, OPT_KEEP_MBR, OPT_PIN, OPT_CONFIG,
+	OPT_JWE, OPT_SLOT, OPT_TABLE, OPT_NAME, OPT_DEADLINE, OPT_NO_PROMPT, OPT_ASKPASS,
 };
 
 static const struct option long_opts[] = {
@@ -916,6 +1166,7 @@ static const struct option long_opts[] = {
 	{ "read-only", no_argument, NULL, OPT_READ_ONLY },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "save", no_argument, NULL, OPT_SAVE },
+	{ "keep-mbr", no_argument, NULL, OPT_KEEP_MBR },
 	{ "who", required_argument, NULL, OPT_WHO },
 	{ "enable", no_argument, NULL, OPT_ENABLE },
 	{ "disable", no_argument, NULL, OPT_DISABLE },
@@ -923,9 +1174,20 @@ static const struct option long_opts[] = {
 	{ "not-done", no_argument, NULL, OPT_NOT_DONE },
 	{ "write", required_argument, NULL, OPT_WRITE },
 	{ "yes-destroy-data", no_argument, NULL, OPT_YES },
+	{ "pin", required_argument, NULL, OPT_PIN },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "jwe", required_argument, NULL, OPT_JWE },
+	{ "slot", required_argument, NULL, OPT_SLOT },
+	{ "table", required_argument, NULL, OPT_TABLE },
+	{ "name", required_argument, NULL, OPT_NAME },
+	{ "deadline", required_argument, NULL, OPT_DEADLINE },
+	{ "no-prompt", no_argument, NULL, OPT_NO_PROMPT },
+	{ "askpass", required_argument, NULL, OPT_ASKPASS },
 	{ "transport", required_argument, NULL, 't' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "json", no_argument, NULL, 'j' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -949,7 +1211,7 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 
 	optind = 0;	/* full reinitialisation, so tests can run us repeatedly */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "-k:r:t:jh", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "-k:r:t:jvVh", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 1:
 			if (npos >= 2)
@@ -983,11 +1245,17 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 			break;
 		case OPT_READ_ONLY: c->read_only = true; break;
 		case OPT_USER:
+		case OPT_SLOT:
 			if (!parse_u64(optarg, &v) || v < 1 || v > 9)
-				return fail(c, EXIT_USAGE, "--user %s: use 1 to 9", optarg);
-			c->user = (int)v;
+				return fail(c, EXIT_USAGE, "--%s %s: use 1 to 9",
+					    opt == OPT_USER ? "user" : "slot", optarg);
+			if (opt == OPT_USER)
+				c->user = (int)v;
+			else
+				c->slot = (int)v;
 			break;
 		case OPT_SAVE: c->save = true; break;
+		case OPT_KEEP_MBR: c->keep_mbr = true; break;
 		case OPT_WHO: c->who = optarg; break;
 		case OPT_ENABLE: c->mbr_enable = 1; break;
 		case OPT_DISABLE: c->mbr_enable = 0; break;
@@ -995,6 +1263,22 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 		case OPT_NOT_DONE: c->mbr_done = 0; break;
 		case OPT_WRITE: c->mbr_file = optarg; break;
 		case OPT_YES: c->yes = true; break;
+		case OPT_PIN: c->pin = optarg; break;
+		case OPT_CONFIG: c->pin_config = optarg; break;
+		case OPT_JWE: c->jwe = optarg; break;
+		case OPT_TABLE: c->table = optarg; break;
+		case OPT_NAME:
+			if (c->nnames >= OPALCTL_MAX_NAMES)
+				return fail(c, EXIT_USAGE, "--name: at most %d names", OPALCTL_MAX_NAMES);
+			c->names[c->nnames++] = optarg;
+			break;
+		case OPT_DEADLINE:
+			if (!parse_u64(optarg, &v) || !v || v > 86400)
+				return fail(c, EXIT_USAGE, "--deadline %s: use 1 to 86400 seconds", optarg);
+			c->deadline_s = (unsigned int)v;
+			break;
+		case OPT_NO_PROMPT: c->no_prompt = true; break;
+		case OPT_ASKPASS: c->askpass = optarg; break;
 		case 't': c->transport = optarg; break;
 		case OPT_TIMEOUT:
 			if (!parse_u64(optarg, &v) || !v || v > 600000)
@@ -1002,6 +1286,10 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 			c->timeout_ms = (unsigned int)v;
 			break;
 		case 'j': c->json = true; break;
+		case 'v': c->verbose = true; break;
+		case 'V':
+			fprintf(c->out, "opalctl %s\n", FDEKIT_VERSION);
+			return -1;
 		case 'h':
 			usage(c->out);
 			return -1;
@@ -1017,80 +1305,59 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 	return 0;
 }
 
+static const struct opalctl_cmd *find_command(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
 int opalctl_run(int argc, char **argv, FILE *in, FILE *out, FILE *err)
 {
 	struct ctx c = {
 		.in = in, .out = out, .err = err, .range = -1, .mbr_enable = -1,
 		.mbr_done = -1, .transport = "auto", .timeout_ms = 10000,
 	};
-	static const char *const need_key[] = {
-		"setup", "unlock", "lock", "change-key", "mbr", "erase-range", "revert", NULL
-	};
+	const struct opalctl_cmd *cmd;
+	char why[160];
 	int rc;
 
 	rc = parse_args(&c, argc, argv);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
-	if (strcmp(c.cmd, "scan") && !c.devpath)
-		return fail(&c, EXIT_USAGE, "%s: needs a device (or file for keygen): see --help", c.cmd);
-	for (const char *const *k = need_key; *k; k++)
-		if (!strcmp(c.cmd, *k) && !c.keyfile)
-			return fail(&c, EXIT_USAGE, "%s: needs --keyfile FILE (or - for stdin)", c.cmd);
+	cmd = find_command(c.cmd);
+	if (!cmd)
+		return fail(&c, EXIT_USAGE, "unknown command '%s': see --help", c.cmd);
+	if ((cmd->flags & CMD_NEEDS_DEV) && !c.devpath)
+		return fail(&c, EXIT_USAGE, "%s: needs a %s: see --help", c.cmd,
+			    !strcmp(c.cmd, "keygen") ? "file name" : "device");
+	if (!(cmd->flags & CMD_NEEDS_DEV) && c.devpath)
+		return fail(&c, EXIT_USAGE, "%s: unexpected argument '%s': see --help", c.cmd,
+			    c.devpath);
+	if ((cmd->flags & CMD_NEEDS_KEY) && !c.keyfile)
+		return fail(&c, EXIT_USAGE, "%s: needs --keyfile FILE (or - for stdin)", c.cmd);
+	if ((cmd->flags & CMD_PROTOCOL) && !strcmp(c.transport, "ioctl"))
+		return fail(&c, EXIT_UNSUPPORTED, "%s: the kernel's sed-opal has no such operation: use --transport auto, nvme or scsi",
+			    c.cmd);
 	c.jout = json_object_new_object();
-	if (!strcmp(c.cmd, "keygen")) {
-		rc = cmd_keygen(&c);
-		goto out;
-	}
-	if (!strcmp(c.cmd, "scan")) {
-		rc = cmd_scan(&c);
-		goto out;
-	}
-	if (strcmp(c.cmd, "discover") && strcmp(c.cmd, "status") && strcmp(c.cmd, "setup") &&
-	    strcmp(c.cmd, "unlock") && strcmp(c.cmd, "lock") && strcmp(c.cmd, "change-key") &&
-	    strcmp(c.cmd, "mbr") && strcmp(c.cmd, "erase-range") && strcmp(c.cmd, "revert") &&
-	    strcmp(c.cmd, "psid-revert")) {
-		rc = fail(&c, EXIT_USAGE, "unknown command '%s': see --help", c.cmd);
-		goto out;
-	}
-	{
-		/* The kernel's ioctls serve the operations it offers (auto on block devices). */
-		bool kernel_op = !strcmp(c.cmd, "setup") || !strcmp(c.cmd, "unlock") ||
-				 !strcmp(c.cmd, "lock") || !strcmp(c.cmd, "revert") ||
-				 !strcmp(c.cmd, "psid-revert") || !strcmp(c.cmd, "erase-range") ||
-				 (!strcmp(c.cmd, "mbr") && !c.mbr_file);
-		char why[160];
-
-		rc = opalctl_dev_open(c.devpath, c.transport, c.timeout_ms, kernel_op, &c.dev,
-				      why, sizeof(why));
+	if (!(cmd->flags & CMD_NEEDS_DEV) || (cmd->flags & CMD_NO_OPEN)) {
+		rc = cmd->run(&c);
+	} else {
+		rc = opalctl_dev_open(c.devpath, c.transport, c.timeout_ms,
+				      (cmd->flags & CMD_KERNEL) != 0, &c.dev, why, sizeof(why));
 		if (rc) {
 			rc = fail(&c, rc == OPAL_ERR_INVAL ? EXIT_USAGE : EXIT_DEVICE,
 				  "cannot open %s (transport %s): %s: check the path, permissions and --transport",
 				  c.devpath, c.transport, why);
-			goto out;
+		} else {
+			if (c.verbose)
+				fprintf(c.err, "opalctl: %s: %s through %s\n", c.cmd, c.devpath,
+					c.dev->transport);
+			rc = cmd->run(&c);
+			opalctl_dev_close(c.dev);
 		}
 	}
-	if (!strcmp(c.cmd, "discover"))
-		rc = cmd_discover(&c);
-	else if (!strcmp(c.cmd, "status"))
-		rc = cmd_status(&c);
-	else if (!strcmp(c.cmd, "setup"))
-		rc = cmd_setup(&c);
-	else if (!strcmp(c.cmd, "unlock"))
-		rc = cmd_lock_unlock(&c, true);
-	else if (!strcmp(c.cmd, "lock"))
-		rc = cmd_lock_unlock(&c, false);
-	else if (!strcmp(c.cmd, "change-key"))
-		rc = cmd_change_key(&c);
-	else if (!strcmp(c.cmd, "mbr"))
-		rc = cmd_mbr(&c);
-	else if (!strcmp(c.cmd, "erase-range"))
-		rc = cmd_erase_range(&c);
-	else if (!strcmp(c.cmd, "revert"))
-		rc = cmd_revert(&c, false);
-	else
-		rc = cmd_revert(&c, true);
-	opalctl_dev_close(c.dev);
-out:
 	if (!rc)
 		emit_json(&c);
 	json_object_put(c.jout);

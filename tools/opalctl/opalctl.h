@@ -21,6 +21,7 @@ enum opalctl_exit {
 	EXIT_TIMEOUT = 8,	/* the drive did not answer in time */
 	EXIT_PROTOCOL = 9,	/* malformed response from the drive */
 	EXIT_REFUSED = 10,	/* destructive operation without --yes-destroy-data */
+	EXIT_INCOMPLETE = 11,	/* unlock-all: some required entries were not unlocked */
 };
 
 struct secret {

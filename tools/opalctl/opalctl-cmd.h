@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the files of opalctl share: the parsed command line, the error and
+ * key helpers, and the command table. Each command is a handler that uses
+ * lib/opal (or the kernel backend) and fills c->jout or prints text.
+ */
+#ifndef FDEKIT_OPALCTL_CMD_H
+#define FDEKIT_OPALCTL_CMD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "opal.h"
+#include "opalctl.h"
+#include "opalctl-dev.h"
+
+#define OPALCTL_MAX_NAMES 16
+
+struct ctx {
+	FILE *in, *out, *err;
+	bool json;
+	bool verbose;
+	const char *cmd;
+	const char *devpath;
+	const char *transport;
+	const char *keyfile, *new_keyfile, *psid_file, *mbr_file;
+	bool sedutil;
+	int range;		/* -1: not given */
+	bool global;
+	bool have_start, have_length;
+	uint64_t start, length;
+	bool read_only, save, yes, keep_mbr;
+	int user;		/* 0: Admin1 */
+	int slot;		/* unbind: the user number; 0: not given */
+	int mbr_enable, mbr_done;	/* -1: leave */
+	const char *who;
+	unsigned int timeout_ms;
+	/* bind, unlock-all */
+	const char *pin, *pin_config, *jwe, *table, *askpass;
+	unsigned int deadline_s;	/* 0: none */
+	bool no_prompt;
+	const char *names[OPALCTL_MAX_NAMES];
+	unsigned int nnames;
+	struct opalctl_dev *dev;
+	json_object *jout;
+	char serial[OPAL_SERIAL_MAX];
+};
+
+/* One line "opalctl: what failed: what to do" (and JSON); returns code. */
+int fail(struct ctx *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Report a lib/opal error; adds the tries left for cpin on authentication failures. */
+int fail_opal(struct ctx *c, const char *what, int rc, const opal_uid *sp, const opal_uid *cpin);
+int exit_for(int rc);
+/* Read a key file ("-": stdin) into locked memory, hashed with --hash. */
+int load_key(struct ctx *c, const char *path, struct secret **out);
+struct opal_key key_of(const struct secret *s);
+json_object *jbool(bool v);
+/* Warn on stderr (never in the JSON result): "opalctl: warning: ...". */
+void warn(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Command flags. */
+enum {
+	CMD_NEEDS_DEV = 1u << 0,	/* a device argument */
+	CMD_NEEDS_KEY = 1u << 1,	/* --keyfile */
+	CMD_KERNEL = 1u << 2,		/* the kernel's sed-opal can run it (auto picks it) */
+	CMD_PROTOCOL = 1u << 3,		/* only our protocol code can: --transport ioctl refused */
+	CMD_NO_OPEN = 1u << 4,		/* the handler opens what it needs itself */
+};
+
+struct opalctl_cmd {
+	const char *name;
+	int (*run)(struct ctx *c);
+	unsigned int flags;
+	const char *synopsis;	/* arguments, for --help */
+	const char *summary;
+};
+
+/* Handlers outside opalctl.c. */
+int cmd_user_enable(struct ctx *c);
+int cmd_user_disable(struct ctx *c);
+int cmd_user_key(struct ctx *c);
+int cmd_grant(struct ctx *c);
+int cmd_revoke(struct ctx *c);
+int cmd_access(struct ctx *c);
+int cmd_msid(struct ctx *c);
+int cmd_bind(struct ctx *c);
+int cmd_unbind(struct ctx *c);
+int cmd_slots(struct ctx *c);
+int cmd_unlock_all(struct ctx *c);
+
+/* Who may lock and unlock what: the ranges' ACEs and the enabled users. */
+#define OPALCTL_RANGES 8
+#define OPALCTL_USERS 9
+
+struct opalctl_range_acl {
+	bool configured;	/* the global range, or a range with a length */
+	uint64_t start, length;
+	struct opal_range_access ace;
+};
+
+struct opalctl_access {
+	unsigned int nranges;	/* 1 + ranges the drive has (up to OPALCTL_RANGES) */
+	struct opalctl_range_acl range[1 + OPALCTL_RANGES];
+	unsigned int nusers;
+	bool user_enabled[1 + OPALCTL_USERS];
+};
+
+/* Read the whole picture in an Admin1 session. */
+int opalctl_read_access(struct opal_session *s, struct opalctl_access *acc);
+
+/*
+ * Lock or unlock range c->range (0 when not given) as c->user with key:
+ * the policy of the lock and unlock commands, written once (save on lock,
+ * verify after lock, MBR Done and partition re-read after unlock). Returns
+ * an exit code; failures are reported.
+ */
+int opalctl_lock_unlock(struct ctx *c, const struct opal_key *key, bool unlock);
+
+/* Ask the kernel to re-read the partition tables of the disk(s) behind path. */
+void reread_partitions(struct ctx *c, const char *path);
+
+#endif

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Users and access: enable a User authority, set its key, let it lock and
+ * unlock a range (the ACEs), list who may. These are the key slots that
+ * bind/unbind build on. Admin1's key authorizes all of them.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opalctl-cmd.h"
+
+static int need_user(struct ctx *c)
+{
+	if (!c->user)
+		return fail(c, EXIT_USAGE, "%s: needs --user N (1 to 9)", c->cmd);
+	return 0;
+}
+
+static int need_range(struct ctx *c)
+{
+	if (c->range < 0)
+		return fail(c, EXIT_USAGE, "%s: needs --range N (0 = global range)", c->cmd);
+	return 0;
+}
+
+/* Open an Admin1 session; on failure report it with the tries left. */
+static int admin_open(struct ctx *c, struct secret **key, struct opal_session **s)
+{
+	struct opal_key k;
+	opal_uid ca1 = opal_uid_c_pin_admin(1);
+	int rc;
+
+	*s = NULL;
+	rc = load_key(c, c->keyfile, key);
+	if (rc)
+		return rc;
+	k = key_of(*key);
+	rc = opal_admin1_session(c->dev->opal, &k, s);
+	if (rc) {
+		secret_free(*key);
+		*key = NULL;
+		return fail_opal(c, "authenticating as Admin1", rc, &OPAL_UID_LOCKINGSP, &ca1);
+	}
+	return 0;
+}
+
+/* End the session and release the key; report rc as what failed, if any. */
+static int admin_close(struct ctx *c, struct secret *key, struct opal_session *s, int rc,
+		       const char *what)
+{
+	int end = opal_end_session(s);
+
+	secret_free(key);
+	if (!rc)
+		rc = end;
+	return rc ? fail_opal(c, what, rc, NULL, NULL) : 0;
+}
+
+static void user_result(struct ctx *c, const char *state)
+{
+	if (c->json) {
+		json_object_object_add(c->jout, "user", json_object_new_int(c->user));
+		json_object_object_add(c->jout, "state", json_object_new_string(state));
+	} else {
+		fprintf(c->out, "%s: User%d %s\n", c->devpath, c->user, state);
+	}
+}
+
+static int user_enabled(struct ctx *c, bool enable)
+{
+	struct secret *key;
+	struct opal_session *s;
+	int rc = need_user(c);
+
+	if (rc)
+		return rc;
+	if (enable && c->dev->kernel_fd >= 0) {
+		rc = load_key(c, c->keyfile, &key);
+		if (rc)
+			return rc;
+		struct opal_key k = key_of(key);
+
+		rc = opalctl_kernel_activate_user(c->dev, &k, (unsigned)c->user);
+		secret_free(key);
+		if (rc)
+			return fail_opal(c, "user-enable through the kernel's sed-opal", rc, NULL, NULL);
+	} else {
+		rc = admin_open(c, &key, &s);
+		if (rc)
+			return rc;
+		rc = opal_user_set_enabled(s, (unsigned)c->user, enable);
+		rc = admin_close(c, key, s, rc, enable ? "enabling the user" : "disabling the user");
+		if (rc)
+			return rc;
+	}
+	user_result(c, enable ? "enabled" : "disabled");
+	return 0;
+}
+
+int cmd_user_enable(struct ctx *c)
+{
+	return user_enabled(c, true);
+}
+
+int cmd_user_disable(struct ctx *c)
+{
+	return user_enabled(c, false);
+}
+
+int cmd_user_key(struct ctx *c)
+{
+	struct secret *key, *nkey;
+	struct opal_session *s;
+	struct opal_key nk;
+	int rc = need_user(c);
+
+	if (rc)
+		return rc;
+	if (!c->new_keyfile)
+		return fail(c, EXIT_USAGE, "user-key: needs --new-keyfile FILE (the user's new key)");
+	if (!strcmp(c->keyfile, "-") && !strcmp(c->new_keyfile, "-"))
+		return fail(c, EXIT_USAGE, "user-key: only one of the keys can come from stdin");
+	rc = load_key(c, c->new_keyfile, &nkey);
+	if (rc)
+		return rc;
+	nk = key_of(nkey);
+	if (c->dev->kernel_fd >= 0) {
+		rc = load_key(c, c->keyfile, &key);
+		if (!rc) {
+			struct opal_key k = key_of(key);
+
+			rc = opalctl_kernel_set_user_pin(c->dev, &k, (unsigned)c->user, &nk);
+			secret_free(key);
+			if (rc)
+				rc = fail_opal(c, "user-key through the kernel's sed-opal", rc, NULL, NULL);
+		}
+	} else {
+		rc = admin_open(c, &key, &s);
+		if (!rc)
+			rc = admin_close(c, key, s, opal_user_set_pin(s, (unsigned)c->user, &nk),
+					 "setting the user's key");
+	}
+	secret_free(nkey);
+	if (rc)
+		return rc;
+	user_result(c, "key set");
+	return 0;
+}
+
+static int grant_revoke(struct ctx *c, bool grant)
+{
+	struct secret *key;
+	struct opal_session *s;
+	int rc = need_user(c);
+
+	if (!rc)
+		rc = need_range(c);
+	if (rc)
+		return rc;
+	rc = admin_open(c, &key, &s);
+	if (rc)
+		return rc;
+	rc = grant ? opal_grant_user(s, (unsigned)c->user, (unsigned)c->range, !c->read_only) :
+		     opal_revoke_user(s, (unsigned)c->user, (unsigned)c->range);
+	rc = admin_close(c, key, s, rc, grant ? "grant: writing the range's ACEs" :
+			 "revoke: writing the range's ACEs");
+	if (rc)
+		return rc;
+	if (c->json) {
+		json_object_object_add(c->jout, "user", json_object_new_int(c->user));
+		json_object_object_add(c->jout, "range", json_object_new_int(c->range));
+		json_object_object_add(c->jout, "read", jbool(grant));
+		json_object_object_add(c->jout, "write", jbool(grant && !c->read_only));
+	} else {
+		fprintf(c->out, "%s: User%d %s range %d%s\n", c->devpath, c->user,
+			grant ? "may lock and unlock" : "no longer controls", c->range,
+			grant && c->read_only ? " (reading only)" : "");
+	}
+	return 0;
+}
+
+int cmd_grant(struct ctx *c)
+{
+	return grant_revoke(c, true);
+}
+
+int cmd_revoke(struct ctx *c)
+{
+	return grant_revoke(c, false);
+}
+
+/* "Admins", "Admin1", "User3", or the UID in hex. */
+static void authority_name(const opal_uid *u, char *out, size_t cap)
+{
+	if (opal_uid_eq(u, &OPAL_UID_ADMINS)) {
+		snprintf(out, cap, "Admins");
+		return;
+	}
+	for (unsigned n = 1; n <= 32; n++) {
+		opal_uid a = opal_uid_admin(n), us = opal_uid_user(n);
+
+		if (opal_uid_eq(u, &a)) {
+			snprintf(out, cap, "Admin%u", n);
+			return;
+		}
+		if (opal_uid_eq(u, &us)) {
+			snprintf(out, cap, "User%u", n);
+			return;
+		}
+	}
+	snprintf(out, cap, "%02x%02x%02x%02x%02x%02x%02x%02x", u->b[0], u->b[1], u->b[2],
+		 u->b[3], u->b[4], u->b[5], u->b[6], u->b[7]);
+}
+
+static json_object *ace_json(const struct opal_ace *a)
+{
+	json_object *j = json_object_new_array();
+	char name[24];
+
+	for (size_t i = 0; i < a->n; i++) {
+		authority_name(&a->auth[i], name, sizeof(name));
+		json_object_array_add(j, json_object_new_string(name));
+	}
+	return j;
+}
+
+static void ace_text(FILE *o, const struct opal_ace *a)
+{
+	char name[24];
+
+	for (size_t i = 0; i < a->n; i++) {
+		authority_name(&a->auth[i], name, sizeof(name));
+		fprintf(o, "%s%s", i ? " " : "", name);
+	}
+	if (!a->n)
+		fputs("(nobody)", o);
+}
+
+int opalctl_read_access(struct opal_session *s, struct opalctl_access *acc)
+{
+	struct opal_range r;
+	int rc;
+
+	memset(acc, 0, sizeof(*acc));
+	for (unsigned n = 0; n <= OPALCTL_RANGES; n++) {
+		rc = opal_range_read(s, n, &r);
+		if (rc == OPAL_ST_INVALID_PARAMETER && n > 0)
+			break;	/* fewer ranges */
+		if (rc)
+			return rc;
+		acc->nranges = n + 1;
+		acc->range[n].configured = n == 0 || r.length;
+		acc->range[n].start = r.start;
+		acc->range[n].length = r.length;
+		if (!acc->range[n].configured)
+			continue;
+		rc = opal_range_access(s, n, &acc->range[n].ace);
+		if (rc)
+			return rc;
+	}
+	for (unsigned u = 1; u <= OPALCTL_USERS; u++) {
+		rc = opal_user_get_enabled(s, u, &acc->user_enabled[u]);
+		if (rc == OPAL_ST_INVALID_PARAMETER)
+			break;	/* fewer users */
+		if (rc)
+			return rc;
+		acc->nusers = u;
+	}
+	return 0;
+}
+
+int cmd_access(struct ctx *c)
+{
+	struct opalctl_access *acc = calloc(1, sizeof(*acc));
+	struct secret *key;
+	struct opal_session *s;
+	json_object *jr;
+	int rc;
+
+	if (!acc)
+		return fail(c, EXIT_DRIVE, "access: out of memory");
+	rc = admin_open(c, &key, &s);
+	if (rc) {
+		free(acc);
+		return rc;
+	}
+	rc = admin_close(c, key, s, opalctl_read_access(s, acc), "access: reading the ACEs");
+	if (rc) {
+		free(acc);
+		return rc;
+	}
+	jr = json_object_new_array();
+	for (unsigned n = 0; n < acc->nranges; n++) {
+		const struct opalctl_range_acl *r = &acc->range[n];
+
+		if (!r->configured)
+			continue;
+		if (c->json) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "range", json_object_new_int((int)n));
+			json_object_object_add(o, "read_lock", ace_json(&r->ace.rdlocked));
+			json_object_object_add(o, "write_lock", ace_json(&r->ace.wrlocked));
+			json_object_array_add(jr, o);
+		} else {
+			fprintf(c->out, "range %u%s:\n  read lock:  ", n, n ? "" : " (global)");
+			ace_text(c->out, &r->ace.rdlocked);
+			fprintf(c->out, "\n  write lock: ");
+			ace_text(c->out, &r->ace.wrlocked);
+			fputc('\n', c->out);
+		}
+	}
+	if (c->json) {
+		json_object *ju = json_object_new_array();
+
+		json_object_object_add(c->jout, "ranges", jr);
+		for (unsigned u = 1; u <= acc->nusers; u++)
+			if (acc->user_enabled[u])
+				json_object_array_add(ju, json_object_new_int((int)u));
+		json_object_object_add(c->jout, "enabled_users", ju);
+	} else {
+		json_object_put(jr);
+		fprintf(c->out, "enabled users:");
+		for (unsigned u = 1; u <= acc->nusers; u++)
+			if (acc->user_enabled[u])
+				fprintf(c->out, " User%u", u);
+		fputc('\n', c->out);
+	}
+	free(acc);
+	return 0;
+}
+
+int cmd_msid(struct ctx *c)
+{
+	uint8_t pin[OPAL_PIN_MAX];
+	size_t n = 0;
+	int rc = opal_get_msid(c->dev->opal, pin, sizeof(pin), &n);
+
+	if (rc)
+		return fail_opal(c, "msid: reading C_PIN_MSID", rc, NULL, NULL);
+	if (c->json) {
+		json_object_object_add(c->jout, "msid", json_object_new_string_len((const char *)pin, (int)n));
+	} else {
+		fwrite(pin, 1, n, c->out);
+		fputc('\n', c->out);
+	}
+	return 0;
+}
