@@ -15,7 +15,7 @@
 # 41-opal-nvme.sh): every step that needs the kernel's ioctls, or checks what
 # they did, is a TAP skip there; the opalctl-only steps still run.
 . "$(dirname "$0")/lib.sh"
-plan 70
+plan 71
 
 umask 077
 D=/tmp/opal-kusers
@@ -213,23 +213,35 @@ klr_status() {
 	fi
 }
 
-# The access listing (opalctl access, JSON), split at each "range" key: the
-# part for range 1 is the line starting with "1," or "1}".
-access_range1() {
-	opalctl access "$CTRL" --keyfile "$D/admin" --transport nvme --json >"$D/access.json" ||
-		return 1
+# The access listing, opalctl access --json: {"ranges":[{"range":N,
+# "read_lock":[AUTH...],"write_lock":[AUTH...]},...],"enabled_users":[N...]}
+# with AUTH "Admins", "Admin1", "User1", ... (the Set_RdLocked/Set_WrLocked
+# ACEs). Prints it without blanks.
+access_json() {
+	opalctl access "$CTRL" --keyfile "$D/admin" --transport nvme --json >"$D/access.json"
+	_rc=$?
 	cat "$D/access.json" >&2
-	tr -d ' \n\t' <"$D/access.json" | sed 's/"range":/@/g' | tr '@' '\n' | grep '^1[,}]'
+	tr -d ' \n\t' <"$D/access.json"
+	return $_rc
 }
 
-# lists DESC AUTH: range 1's entry of the access listing names AUTH.
+# range1_aces: range 1's two ACEs from the listing, as
+# "read_lock":[...],"write_lock":[...] (split at each "range" key: range 1's
+# part is the line that starts with "1,").
+range1_aces() {
+	access_json | sed 's/"range":/@/g' | tr '@' '\n' | grep '^1,' |
+		grep -o '"read_lock":\[[^]]*\],"write_lock":\[[^]]*\]'
+}
+
+# lists DESC AUTH: both ACEs of range 1 name AUTH.
 lists() {
-	if _r=$(access_range1) && echo "$_r" | grep -qi "\"$2\""; then
-		ok "$1"
-	else
-		not_ok "$1"
-		diag "range 1 in opalctl access: '$_r'"
-	fi
+	_r=$(range1_aces)
+	_rd=$(echo "$_r" | grep -o '"read_lock":\[[^]]*\]')
+	_wr=$(echo "$_r" | grep -o '"write_lock":\[[^]]*\]')
+	case "$_rd/$_wr" in
+	*"\"$2\""*/*"\"$2\""*) ok "$1" ;;
+	*) not_ok "$1"; diag "range 1 in opalctl access: '$_r'" ;;
+	esac
 }
 
 # suspend_resume: suspend to the "devices" pm_test level (devices' suspend
@@ -323,14 +335,14 @@ tdump get-lr-status-admin1-lr1 $SI DEV get-lr-status --who admin1 --range 1 --ke
 
 # ---- What the kernel did, seen through NVMe Security Send/Receive.
 if [ -n "$KERNEL_OPAL" ]; then
-	lists "opalctl access (nvme): range 1 lists User1" user1
-	# The kernel sets each ACE's BooleanExpr to the user alone: Admin1 is no
-	# longer in range 1's Set_RdLocked/Set_WrLocked ACEs.
-	if _r=$(access_range1) && ! echo "$_r" | grep -qi '"admin1"'; then
-		ok "opalctl access (nvme): range 1 no longer lists Admin1 (ACEs replaced)"
+	# The kernel sets each ACE's BooleanExpr to the user alone: the Admins
+	# class is no longer in range 1's Set_RdLocked/Set_WrLocked ACEs.
+	expect_eq "opalctl access (nvme): range 1's ACEs are User1 alone (the kernel replaced Admins)" \
+		'"read_lock":["User1"],"write_lock":["User1"]' "$(range1_aces)"
+	if access_json | grep -q '"enabled_users":\[1\]'; then
+		ok "opalctl access (nvme): User1 enabled (IOC_OPAL_ACTIVATE_USR)"
 	else
-		not_ok "opalctl access (nvme): range 1 no longer lists Admin1 (ACEs replaced)"
-		diag "range 1 in opalctl access: '$_r'"
+		not_ok "opalctl access (nvme): User1 enabled (IOC_OPAL_ACTIVATE_USR)"
 	fi
 	if opalctl lock "$CTRL" --keyfile "$D/admin" --range 1 --transport nvme >&2 2>"$D/err"; then
 		not_ok "Admin1 may no longer lock range 1 (not in its ACEs): refused"
@@ -340,8 +352,8 @@ if [ -n "$KERNEL_OPAL" ]; then
 		cat "$D/err" >&2
 	fi
 else
-	kskip "opalctl access (nvme): range 1 lists User1"
-	kskip "opalctl access (nvme): range 1 no longer lists Admin1 (ACEs replaced)"
+	kskip "opalctl access (nvme): range 1's ACEs are User1 alone (the kernel replaced Admins)"
+	kskip "opalctl access (nvme): User1 enabled (IOC_OPAL_ACTIVATE_USR)"
 	kskip "Admin1 may no longer lock range 1 (not in its ACEs): refused"
 fi
 if [ -n "$KERNEL_OPAL" ]; then
@@ -368,7 +380,7 @@ run "opalctl user-key --user 2 (nvme)" \
 	opalctl user-key "$CTRL" --user 2 --keyfile "$D/admin" --new-keyfile "$D/u2" --transport nvme
 run "opalctl grant --user 2 --range 1 (nvme)" \
 	opalctl grant "$CTRL" --user 2 --range 1 --keyfile "$D/admin" --transport nvme
-lists "opalctl access (nvme): range 1 lists User2" user2
+lists "opalctl access (nvme): both ACEs of range 1 name User2" User2
 run "opalctl lock --user 2 (nvme)" \
 	opalctl lock "$CTRL" --user 2 --keyfile "$D/u2" --range 1 --transport nvme
 locked "reads of range 1 fail after opalctl lock --user 2"
@@ -383,6 +395,11 @@ krefused "IOC_OPAL_LOCK_UNLOCK as User2 with User1's key: TCG status 1" \
 krun "IOC_OPAL_LOCK_UNLOCK as User2: unlock range 1" \
 	$SI "$DEV" lock-unlock --who user2 --range 1 --state rw --key-file "$D/u2"
 kintact "data intact after User2's unlock through the kernel"
+# opalctl grant also names the user in Get_RangeStartToActiveKey (D0), as
+# the kernel's ADD_USR_TO_LR does, so the kernel can read the range as User2.
+tmark
+klr_status "IOC_OPAL_GET_LR_STATUS as User2 (granted by opalctl): unlocked (rw)" user2 rw
+tdump get-lr-status-user2-lr1 $SI DEV get-lr-status --who user2 --range 1 --key-file U2
 # opalctl grant adds User2 to the ACEs; it does not take User1 out.
 krun "IOC_OPAL_LOCK_UNLOCK as User1 still allowed after the grant to User2" \
 	$SI "$DEV" lock-unlock --who user1 --range 1 --state rw --key-file "$D/u1"
