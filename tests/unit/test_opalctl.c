@@ -502,6 +502,205 @@ static void test_more_options(void **state)
 	}
 }
 
+/* Users as key slots: enable, key, grant, access, unlock as the user, revoke. */
+static void test_users_and_access(void **state)
+{
+	struct fx *f = *state;
+	uint8_t data[SEDSIM_BLOCK], back[SEDSIM_BLOCK];
+
+	memset(data, 0x5a, sizeof(data));
+	write_block(f, 1100, data);
+	assert_int_equal(run(f, NULL, "keygen", f->key, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "keygen", f->key2, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "1", "--start",
+			     "1024", "--length", "512", NULL), EXIT_OK);
+	write_block(f, 1100, data);
+	assert_int_equal(run(f, NULL, "grant", f->drive, "-k", f->key, "--range", "1", NULL),
+			 EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "user-enable", f->drive, "-k", f->key, "--user", "2", NULL),
+			 EXIT_OK);
+	assert_int_equal(run(f, NULL, "user-key", f->drive, "-k", f->key, "--user", "2",
+			     "--new-keyfile", f->key2, NULL), EXIT_OK);
+	/* Not granted yet: the user authenticates but may not lock range 1. */
+	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key2, "--user", "2", "--range", "1",
+			     NULL), EXIT_AUTH);
+	assert_int_equal(run(f, NULL, "grant", f->drive, "-k", f->key, "--user", "2", "--range",
+			     "1", NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "--json", "access", f->drive, "-k", f->key, NULL), EXIT_OK);
+	{
+		json_object *j = json_out(f), *ranges, *r1, *rd, *users;
+
+		assert_true(json_object_object_get_ex(j, "ranges", &ranges));
+		assert_int_equal(json_object_array_length(ranges), 2);
+		r1 = json_object_array_get_idx(ranges, 1);
+		assert_true(json_object_object_get_ex(r1, "read_lock", &rd));
+		assert_int_equal(json_object_array_length(rd), 2);
+		assert_string_equal(json_object_get_string(json_object_array_get_idx(rd, 0)), "Admins");
+		assert_string_equal(json_object_get_string(json_object_array_get_idx(rd, 1)), "User2");
+		assert_true(json_object_object_get_ex(j, "enabled_users", &users));
+		assert_int_equal(json_object_get_int(json_object_array_get_idx(users, 0)), 2);
+		json_object_put(j);
+	}
+	/* The user locks (verified: it may read the range) and unlocks range 1. */
+	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key2, "--user", "2", "--range", "1",
+			     NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "locked (verified)"));
+	assert_int_equal(read_block(f, 1100, back), SEDSIM_IO_LOCKED);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key2, "--user", "2", "--range",
+			     "1", NULL), EXIT_OK);
+	assert_int_equal(read_block(f, 1100, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, data, sizeof(data));
+	/* Not the global range, and Admin1 keeps its own control of range 1. */
+	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key2, "--user", "2", NULL), EXIT_AUTH);
+	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key, "--range", "1", NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "revoke", f->drive, "-k", f->key, "--user", "2", "--range",
+			     "1", NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key2, "--user", "2", "--range",
+			     "1", NULL), EXIT_AUTH);
+	assert_int_equal(run(f, NULL, "user-disable", f->drive, "-k", f->key, "--user", "2", NULL),
+			 EXIT_OK);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key2, "--user", "2", "--range",
+			     "1", NULL), EXIT_AUTH);
+	/* Commands the kernel cannot run are refused with --transport ioctl. */
+	assert_int_equal(run(f, NULL, "grant", f->drive, "-k", f->key, "--user", "2", "--range",
+			     "1", "--transport", "ioctl", NULL), EXIT_UNSUPPORTED);
+	assert_non_null(strstr(f->err, "the kernel's sed-opal has no such operation"));
+	assert_int_equal(run(f, NULL, "msid", f->drive, NULL), EXIT_OK);
+	assert_int_equal(strlen(f->out), 33);
+}
+
+/* lock fails, saying why, on a range that cannot lock. */
+static void test_lock_verifies(void **state)
+{
+	struct fx *f = *state;
+
+	setup_drive(f);	/* the global range, read/write locking enabled */
+	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key, "--range", "3", NULL),
+			 EXIT_DRIVE);
+	assert_non_null(strstr(f->err, "range 3 is not configured"));
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "2", "--start",
+			     "100", "--length", "50", NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key, "--range", "2", "--json",
+			     NULL), EXIT_OK);
+	{
+		json_object *j = json_out(f), *v;
+
+		assert_true(json_object_object_get_ex(j, "verified", &v));
+		assert_true(json_object_get_boolean(v));
+		json_object_put(j);
+	}
+}
+
+static void write_table(struct fx *f, const char *path, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	write_file(path, buf, strlen(buf));
+	(void)f;
+}
+
+/*
+ * unlock-all with key files and passphrases: one line per entry, noauto,
+ * --name, a wrong key not retried, a missing device bounded by its timeout.
+ */
+static void test_unlock_all(void **state)
+{
+	struct fx *f = *state;
+	char tab[128], askpass[128], bad_ask[128], ok_ask[160];
+	uint8_t back[SEDSIM_BLOCK];
+
+	snprintf(tab, sizeof(tab), "%s/opaltab", f->dir);
+	snprintf(askpass, sizeof(askpass), "%s/askpass", f->dir);
+	setup_drive(f);
+	power_cycle(f);
+	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_LOCKED);
+	write_table(f, tab, "# test\n\nroot %s 0 keyfile:%s transport=sedsim\n"
+		    "later %s 0 keyfile:%s noauto,transport=sedsim\n", f->drive, f->key, f->drive,
+		    f->bad);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--no-prompt", NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "root: "));
+	assert_non_null(strstr(f->out, "range 0 unlocked (key file, Admin1"));
+	assert_null(strstr(f->out, "later"));
+	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_OK);
+	/* A named noauto entry with a wrong key: one try, no retry, exit 11. */
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--name", "later",
+			     "--no-prompt", NULL), EXIT_INCOMPLETE);
+	assert_non_null(strstr(f->out, "later: failed"));
+	assert_non_null(strstr(f->out, "not retried"));
+	assert_non_null(strstr(f->err, "2 of 3 tries left"));
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--name", "nope", NULL),
+			 EXIT_USAGE);
+	/* The passphrase prompt through --askpass (its stdout is the key). */
+	power_cycle(f);
+	snprintf(ok_ask, sizeof(ok_ask), "#!/bin/sh\ncat '%s'\n", f->key);
+	write_file(askpass, ok_ask, strlen(ok_ask));
+	assert_int_equal(chmod(askpass, 0700), 0);
+	write_table(f, tab, "root %s 0 prompt transport=sedsim\n", f->drive);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--no-prompt", NULL),
+			 EXIT_INCOMPLETE);
+	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_LOCKED);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", askpass, NULL),
+			 EXIT_OK);
+	assert_non_null(strstr(f->out, "(passphrase, Admin1"));
+	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_OK);
+	/* A clevis key that cannot be had falls back to the passphrase. */
+	power_cycle(f);
+	write_table(f, tab, "root %s 0 clevis:%s/none.jwe transport=sedsim,retry=0\n", f->drive,
+		    f->dir);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", askpass, NULL),
+			 EXIT_OK);
+	assert_non_null(strstr(f->out, "(passphrase, Admin1"));
+	write_table(f, tab, "root %s 0 clevis:%s/none.jwe transport=sedsim,retry=0,fallback=fail\n",
+		    f->drive, f->dir);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", askpass, NULL),
+			 EXIT_INCOMPLETE);
+	/* A device that never appears: bounded by the entry's timeout. */
+	snprintf(bad_ask, sizeof(bad_ask), "%s/missing", f->dir);
+	write_table(f, tab, "gone %s 0 keyfile:%s timeout=1\n", bad_ask, f->key);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, NULL), EXIT_INCOMPLETE);
+	assert_non_null(strstr(f->out, "gone: failed: device"));
+	assert_non_null(strstr(f->out, "not found within 1 s"));
+}
+
+/* The unlock table parser: what it accepts, and a reason for what it refuses. */
+static void test_opaltab_errors(void **state)
+{
+	struct fx *f = *state;
+	char tab[128];
+	static const char *const bad[][2] = {
+		{ "a /dev/x 1\n", "needs NAME DEVICE RANGES KEY" },
+		{ "a dev/x 1 prompt\n", "device 'dev/x'" },
+		{ "a /dev/x 9 prompt\n", "range '9'" },
+		{ "a /dev/x 1,1 prompt\n", "given twice" },
+		{ "a /dev/x 1 clevis:rel.jwe\n", "absolute path" },
+		{ "a /dev/x 1 password\n", "key 'password'" },
+		{ "a /dev/x 1 prompt user=0\n", "user=0" },
+		{ "a /dev/x 1 prompt timeout=0\n", "timeout=0" },
+		{ "a /dev/x 1 prompt fallback=maybe\n", "fallback=maybe" },
+		{ "a /dev/x 1 prompt frobnicate\n", "unknown option 'frobnicate'" },
+		{ "a /dev/x 1 prompt save x\n", "too many fields" },
+		{ "a /dev/x 1 prompt\na serial=X 2 prompt\n", "line 2: name 'a' used twice" },
+		{ "a serial= 1 prompt\n", "empty or too long" },
+	};
+
+	snprintf(tab, sizeof(tab), "%s/opaltab", f->dir);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_file(tab, bad[i][0], strlen(bad[i][0]));
+		assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, NULL), EXIT_USAGE);
+		if (!strstr(f->err, bad[i][1]))
+			fail_msg("table '%s': expected '%s' in: %s", bad[i][0], bad[i][1], f->err);
+	}
+	/* Good, with every option; nothing to do: all noauto. */
+	write_table(f, tab, "x wwn=naa.5000 0,3 keyfile:/k user=3,save,nosave,timeout=5,retry=0,"
+		    "readonly,fallback=fail,noauto,keep-mbr,transport=nvme # comment\n");
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "no entry to unlock"));
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -517,6 +716,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_keyfile_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help_matches_man, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_more_options, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_users_and_access, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_verifies, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unlock_all, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_opaltab_errors, setup, teardown),
 	};
 
 	if (argc != 2) {

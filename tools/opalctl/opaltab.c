@@ -92,8 +92,9 @@ static int parse_option(struct opaltab_entry *e, char *o, char *err, size_t errl
 			return bad(err, errlen, e->line, "fallback=%s: use prompt or fail", v);
 		e->fallback_prompt = !strcmp(v, "prompt");
 	} else if (!strcmp(o, "transport") && v) {
-		if (strcmp(v, "auto") && strcmp(v, "ioctl") && strcmp(v, "nvme") && strcmp(v, "scsi"))
-			return bad(err, errlen, e->line, "transport=%s: use auto, ioctl, nvme or scsi", v);
+		if (strcmp(v, "auto") && strcmp(v, "ioctl") && strcmp(v, "nvme") && strcmp(v, "scsi") &&
+		    strcmp(v, "sedsim"))
+			return bad(err, errlen, e->line, "transport=%s: use auto, ioctl, nvme, scsi or sedsim", v);
 		snprintf(e->transport, sizeof(e->transport), "%s", v);
 	} else {
 		if (eq)
@@ -204,9 +205,10 @@ int opaltab_parse(FILE *f, struct opaltab_entry **out, size_t *n, char *err, siz
 		}
 		for (size_t i = 0; i < *n; i++) {
 			if (!strcmp(v[i].name, e->name)) {
+				bad(err, errlen, line, "name '%s' used twice", e->name);
 				free(v);
 				*n = 0;
-				return bad(err, errlen, line, "name '%s' used twice", e->name);
+				return -1;
 			}
 		}
 		(*n)++;
