@@ -1,0 +1,137 @@
+#!/bin/sh
+# Key slots end to end on the host, with the real Clevis and Tang (no guest):
+# opalctl bind seals a slot's key for a Tang server (and for two, with sss),
+# opalctl unlock-all opens it through clevis decrypt and unlocks a sedsim
+# drive; with the server down it retries getting the key, bounded, and then
+# fails or falls back; unbind makes the sealed key useless.
+#   test_nbde.sh OPALCTL SEDSIM
+set -u
+OPALCTL=$1
+SEDSIM=$2
+T=$(mktemp -d /tmp/test_nbde.XXXXXX)
+PIDS=
+n=0
+failed=0
+
+cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+check() {
+	_d=$1
+	shift
+	if "$@" >"$T/out" 2>"$T/err"; then ok "$_d"; else not_ok "$_d (exit $?)"; sed 's/^/# /' "$T/out" "$T/err"; fi
+}
+# expect_rc DESC RC CMD...: the command exits with RC
+expect_rc() {
+	_d=$1
+	_want=$2
+	shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	_rc=$?
+	if [ "$_rc" -eq "$_want" ]; then ok "$_d"; else not_ok "$_d (exit $_rc, want $_want)"; sed 's/^/# /' "$T/out" "$T/err"; fi
+}
+grep_out() {
+	if grep -q -- "$2" "$T/out"; then ok "$1"; else not_ok "$1"; sed 's/^/# /' "$T/out"; fi
+}
+
+echo "1..21"
+for tool in clevis jose socat curl /usr/libexec/tangd /usr/libexec/tangd-keygen; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		echo "Bail out! $tool is missing: run scripts/bootstrap"
+		exit 1
+	fi
+done
+
+# A free loopback port.
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# start_tang NAME: a Tang server on a free loopback port (tangd behind socat).
+start_tang() {
+	mkdir -p "$T/$1"
+	/usr/libexec/tangd-keygen "$T/$1" >/dev/null 2>&1
+	_port=$(free_port)
+	socat "TCP-LISTEN:$_port,bind=127.0.0.1,fork,reuseaddr" \
+		SYSTEM:"/usr/libexec/tangd $T/$1 2>>$T/$1.log" >/dev/null 2>&1 &
+	PIDS="$PIDS $!"
+	eval "${1}_PID=$!"
+	eval "${1}_PORT=$_port"
+	# The signing key's thumbprint: no interactive trust question.
+	for _k in "$T/$1"/*.jwk; do
+		if jose fmt -j "$_k" -g key_ops -A -S -g 0 -u- 2>/dev/null | grep -q verify ||
+			grep -q '"verify"' "$_k"; then
+			eval "${1}_THP=$(jose jwk thp -i "$_k")"
+		fi
+	done
+	# Wait (bounded) for it to answer.
+	_i=0
+	while [ $_i -lt 50 ]; do
+		curl -sf -m 2 "http://127.0.0.1:$_port/adv" >/dev/null 2>&1 && return 0
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
+D=$T/drive
+mkdir "$D"
+"$SEDSIM" create "$D" --blocks 8192 --serial NBDETEST >/dev/null
+"$OPALCTL" keygen "$T/admin.key" >/dev/null
+check "setup range 1" "$OPALCTL" setup "$D" -k "$T/admin.key" --range 1 --start 2048 --length 2048
+printf 'slot data' | dd of="$T/data" bs=512 conv=sync 2>/dev/null
+check "write data into range 1" sh -c "\"$SEDSIM\" write \"$D\" 2048 1 < \"$T/data\""
+check "tang server A answers" start_tang A
+check "tang server B answers" start_tang B
+
+check "bind a tang slot to range 1" "$OPALCTL" bind "$D" -k "$T/admin.key" --range 1 --pin tang \
+	--config "{\"url\":\"http://127.0.0.1:$A_PORT\",\"thp\":\"$A_THP\"}" --jwe "$T/tang.jwe"
+grep_out "bind names the slot and the opaltab line" "key slot User1 bound to range 1"
+SSS="{\"t\":1,\"pins\":{\"tang\":[{\"url\":\"http://127.0.0.1:$A_PORT\",\"thp\":\"$A_THP\"},{\"url\":\"http://127.0.0.1:$B_PORT\",\"thp\":\"$B_THP\"}]}}"
+check "bind an sss slot (either server) to range 1" "$OPALCTL" bind "$D" -k "$T/admin.key" \
+	--range 1 --pin sss --config "$SSS" --jwe "$T/sss.jwe"
+cat >"$T/opaltab" <<EOF
+tangslot $D 1 clevis:$T/tang.jwe user=1,transport=sedsim,timeout=5,retry=2,fallback=fail
+sssslot  $D 1 clevis:$T/sss.jwe  user=2,transport=sedsim,timeout=5,retry=0,fallback=fail,noauto
+EOF
+expect_rc "slots lists both sealed slots" 0 "$OPALCTL" slots "$D" -k "$T/admin.key" --table "$T/opaltab"
+grep_out "slots shows User2's sss pin" "User2 .*clevis sss in $T/sss.jwe"
+# No key was stored anywhere but in the JWEs: the table names no key file.
+
+"$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
+expect_rc "range 1 locked: reads fail" 3 "$SEDSIM" read "$D" 2048 1
+check "unlock-all opens the tang slot with no prompt" "$OPALCTL" unlock-all --table "$T/opaltab" --no-prompt
+grep_out "unlock-all says how" "tangslot: .* range 1 unlocked (clevis, User1"
+if "$SEDSIM" read "$D" 2048 1 2>/dev/null | cmp -s - "$T/data"; then ok "data intact"; else not_ok "data intact"; fi
+
+# Server A down: the tang slot's key cannot be had; bounded retries, then fail.
+"$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
+kill "$A_PID"
+sleep 0.2
+start=$(date +%s)
+expect_rc "server down: unlock-all fails (exit 11)" 11 "$OPALCTL" unlock-all --table "$T/opaltab" --no-prompt
+end=$(date +%s)
+if grep -q "attempt 3 of 3" "$T/err" && ! grep -q "attempt 4" "$T/err"; then
+	ok "getting the key was tried 1 + retry=2 times"
+else
+	not_ok "getting the key was tried 1 + retry=2 times"; sed 's/^/# /' "$T/err"
+fi
+if [ $((end - start)) -le 20 ]; then ok "and gave up within its bounds ($((end - start)) s)"; else not_ok "gave up within its bounds ($((end - start)) s)"; fi
+# With sss t=1 the second server is enough.
+check "sss slot: server B alone unlocks" "$OPALCTL" unlock-all --table "$T/opaltab" --name sssslot --no-prompt
+if "$SEDSIM" read "$D" 2048 1 2>/dev/null | cmp -s - "$T/data"; then ok "data intact after sss unlock"; else not_ok "data intact after sss unlock"; fi
+
+# unbind: the user is gone, and its sealed key no longer opens anything.
+cp "$T/sss.jwe" "$T/sss-copy.jwe"
+check "unbind slot 2" "$OPALCTL" unbind "$D" -k "$T/admin.key" --slot 2 --jwe "$T/sss.jwe"
+if [ ! -e "$T/sss.jwe" ]; then ok "unbind removed the JWE"; else not_ok "unbind removed the JWE"; fi
+sed -i "s|$T/sss.jwe|$T/sss-copy.jwe|" "$T/opaltab"
+"$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
+expect_rc "a kept copy of the unbound slot's JWE unlocks nothing" 11 \
+	"$OPALCTL" unlock-all --table "$T/opaltab" --name sssslot --no-prompt
+[ "$failed" -eq 0 ]
