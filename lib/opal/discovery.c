@@ -127,7 +127,17 @@ int opal_discovery_parse(const uint8_t *buf, size_t len, struct opal_discovery *
 			}
 			break;
 		case OPAL_FC_BLOCK_SID:
+			/*
+			 * Block SID Authentication 1.00: byte 4 bit 0 SID Value
+			 * State (the SID PIN is no longer the MSID), bit 1 SID
+			 * Authentication Blocked; byte 5 bit 0 Hardware Reset.
+			 */
 			d->block_sid = true;
+			if (flen > 5) {
+				d->sid_value_state = f[4] & 0x01;
+				d->sid_blocked = f[4] & 0x02;
+				d->sid_block_hw_reset = f[5] & 0x01;
+			}
 			break;
 		default:
 			break;	/* unknown features are skipped by their length */

@@ -266,6 +266,9 @@ struct opal_discovery {
 	uint32_t revision;
 	bool tper, locking, geometry, enterprise, opal1, opal2, sum, datastore;
 	bool opalite, pyrite1, pyrite2, ruby, block_sid;
+	bool sid_value_state;		/* Block SID: the SID PIN is not the MSID (owned) */
+	bool sid_blocked;		/* Block SID: SID authentication blocked until reset */
+	bool sid_block_hw_reset;	/* ... and a hardware reset clears the block */
 	uint8_t tper_flags;
 	uint8_t locking_flags;
 	bool geo_align;

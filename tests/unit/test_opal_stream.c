@@ -240,6 +240,9 @@ static size_t l0_sample(uint8_t *b)
 	memcpy(b + n, ((uint8_t[]){ 0x02, 0x03, 0x20, 0x10, 0x07, 0xfe, 0x00, 0x01, 0x00,
 				    0x00, 0x04, 0x00, 0x08, 0x00, 0x00 }), 15);
 	n += 20;
+	/* Block SID: SID Value State (owned), not blocked, Hardware Reset. */
+	memcpy(b + n, ((uint8_t[]){ 0x04, 0x02, 0x10, 0x0c, 0x01, 0x01 }), 6);
+	n += 16;
 	b[0] = (uint8_t)((n - 4) >> 24);
 	b[1] = (uint8_t)((n - 4) >> 16);
 	b[2] = (uint8_t)((n - 4) >> 8);
@@ -265,6 +268,8 @@ static void test_discovery(void **state)
 	assert_int_equal(d.admin_auths, 4);
 	assert_int_equal(d.user_auths, 8);
 	assert_string_equal(opal_discovery_ssc(&d), "Opal 2");
+	assert_true(d.block_sid && d.sid_value_state && d.sid_block_hw_reset);
+	assert_false(d.sid_blocked);
 	/* Truncated: header only, or header claiming more than given. */
 	assert_int_equal(opal_discovery_parse(b, 40, &d), OPAL_ERR_PROTOCOL);
 	assert_int_equal(opal_discovery_parse(b, n - 1, &d), OPAL_ERR_PROTOCOL);

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "opal.h"
 #include "opalctl.h"
 #include "sedsim.h"
 
@@ -701,6 +702,55 @@ static void test_opaltab_errors(void **state)
 	assert_non_null(strstr(f->out, "no entry to unlock"));
 }
 
+/* The SID's tries left, read as anybody (sedsim allows it). */
+static uint64_t sid_tries_used(struct fx *f)
+{
+	struct sedsim *sim;
+	struct opal_dev *dev;
+	uint64_t tries = 99, limit = 0;
+
+	assert_int_equal(sedsim_open(f->drive, false, &sim), 0);
+	dev = sedsim_opal_dev(sim);
+	assert_non_null(dev);
+	assert_int_equal(opal_tries_left(dev, &OPAL_UID_ADMINSP, &OPAL_UID_C_PIN_SID, &tries, &limit), 0);
+	opal_dev_free(dev);
+	return tries;
+}
+
+/*
+ * setup on a drive already set up never tries the MSID again (each try
+ * burns one of the SID's), and moving a configured range needs consent.
+ */
+static void test_setup_policy(void **state)
+{
+	struct fx *f = *state;
+
+	setup_drive(f);
+	assert_int_equal(sid_tries_used(f), 0);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "-v", NULL), EXIT_OK);
+	assert_non_null(strstr(f->err, "ownership left alone"));
+	/* A wrong key: Admin1 refuses it; the SID is never asked. */
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->bad, NULL), EXIT_AUTH);
+	assert_int_equal(sid_tries_used(f), 0);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "1", "--start",
+			     "64", "--length", "64", NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "1", "--start",
+			     "64", "--length", "64", NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "1", "--start",
+			     "256", "--length", "64", NULL), EXIT_REFUSED);
+	assert_non_null(strstr(f->err, "covers LBA 64-127 now; moving it to LBA 256-319"));
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "1", "--start",
+			     "256", "--length", "64", "--yes-destroy-data", "--json", NULL), EXIT_OK);
+	{
+		json_object *j = json_out(f), *v;
+
+		assert_true(json_object_object_get_ex(j, "lock_on_reset", &v));
+		assert_true(json_object_get_boolean(v));
+		json_object_put(j);
+	}
+	assert_int_equal(sid_tries_used(f), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -720,6 +770,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_lock_verifies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unlock_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_opaltab_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_setup_policy, setup, teardown),
 	};
 
 	if (argc != 2) {

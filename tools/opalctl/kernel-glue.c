@@ -31,26 +31,21 @@ static enum kopal_state kstate(enum opal_lock_state st)
 	return st == OPAL_LOCKED ? KOPAL_LOCKED : st == OPAL_UNLOCKED_RO ? KOPAL_RO : KOPAL_RW;
 }
 
-int opalctl_kernel_setup(struct opalctl_dev *dev, const struct opal_key *key,
-			 const struct opal_range *r)
+int opalctl_kernel_take_ownership(struct opalctl_dev *dev, const struct opal_key *key)
 {
-	int fd = dev->kernel_fd, rc;
+	return kmap(kopal_take_ownership(dev->kernel_fd, key->data, key->len));
+}
 
-	rc = kopal_take_ownership(fd, key->data, key->len);
-	if (!rc) {
-		rc = kopal_activate_lsp(fd, key->data, key->len);
-	} else if (rc == OPAL_ST_NOT_AUTHORIZED) {
-		/* Already owned: activation fails harmlessly if already active. */
-		kopal_activate_lsp(fd, key->data, key->len);
-		rc = 0;
-	}
-	if (rc)
-		return kmap(rc);
-	rc = kopal_lr_setup(fd, key->data, key->len, r->n, r->start, r->length,
-			    r->read_lock_enabled, r->write_lock_enabled);
-	if (rc)
-		return kmap(rc);
-	return kmap(kopal_mbr_enable(fd, key->data, key->len, false));
+int opalctl_kernel_activate_lsp(struct opalctl_dev *dev, const struct opal_key *key)
+{
+	return kmap(kopal_activate_lsp(dev->kernel_fd, key->data, key->len));
+}
+
+int opalctl_kernel_lr_setup(struct opalctl_dev *dev, const struct opal_key *key,
+			    const struct opal_range *r)
+{
+	return kmap(kopal_lr_setup(dev->kernel_fd, key->data, key->len, r->n, r->start, r->length,
+				   r->read_lock_enabled, r->write_lock_enabled));
 }
 
 int opalctl_kernel_lock_unlock(struct opalctl_dev *dev, unsigned who, const struct opal_key *key,

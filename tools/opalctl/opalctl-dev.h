@@ -26,8 +26,11 @@ void opalctl_dev_close(struct opalctl_dev *dev);
 int opalctl_dev_discovery(struct opalctl_dev *dev, struct opal_discovery *d);
 
 /* The kernel's sed-opal. All return 0 or an opal error/status. */
-int opalctl_kernel_setup(struct opalctl_dev *dev, const struct opal_key *key,
-			 const struct opal_range *r);
+int opalctl_kernel_take_ownership(struct opalctl_dev *dev, const struct opal_key *key);
+int opalctl_kernel_activate_lsp(struct opalctl_dev *dev, const struct opal_key *key);
+/* IOC_OPAL_LR_SETUP: start, length, RLE, WLE (never LockOnReset). */
+int opalctl_kernel_lr_setup(struct opalctl_dev *dev, const struct opal_key *key,
+			    const struct opal_range *r);
 int opalctl_kernel_lock_unlock(struct opalctl_dev *dev, unsigned who, const struct opal_key *key,
 			       unsigned range, enum opal_lock_state st, bool save);
 int opalctl_kernel_revert(struct opalctl_dev *dev, const struct opal_key *key, bool psid);

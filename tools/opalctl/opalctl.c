@@ -446,19 +446,68 @@ static int cmd_status(struct ctx *c)
 	return rc ? fail_opal(c, "status: reading MBRControl", rc, NULL, NULL) : 0;
 }
 
+/* Each step of setup through the backend the device has: the kernel's sed-opal or ours. */
+static int setup_take_ownership(struct ctx *c, const struct opal_key *k)
+{
+	return c->dev->kernel_fd >= 0 ? opalctl_kernel_take_ownership(c->dev, k) :
+	       opal_take_ownership(c->dev->opal, k);
+}
+
+static int setup_activate(struct ctx *c, const struct opal_key *k)
+{
+	return c->dev->kernel_fd >= 0 ? opalctl_kernel_activate_lsp(c->dev, k) :
+	       opal_activate_locking_sp(c->dev->opal, k);
+}
+
+static int setup_read_range(struct ctx *c, const struct opal_key *k, unsigned n,
+			    struct opal_range *r)
+{
+	if (c->dev->opal)
+		return opal_get_range(c->dev->opal, k, n, r);
+	return opalctl_kernel_lr_status(c->dev, 0, k, n, r);
+}
+
+/*
+ * Moving a configured range: the LBAs it leaves fall back to the global
+ * range's key, the LBAs it takes were written under another key: both
+ * become unreadable. Refused without --yes-destroy-data.
+ */
+static int check_range_change(struct ctx *c, const struct opal_key *k, const struct opal_range *want)
+{
+	struct opal_range cur;
+	int rc = setup_read_range(c, k, want->n, &cur);
+
+	if (rc) {
+		opal_uid ca1 = opal_uid_c_pin_admin(1);
+
+		return fail_opal(c, "setup: reading the range's current geometry", rc,
+				 &OPAL_UID_LOCKINGSP, &ca1);
+	}
+	if (!cur.length || (cur.start == want->start && cur.length == want->length) || c->yes)
+		return 0;
+	return fail(c, EXIT_REFUSED, "setup: range %u covers LBA %" PRIu64 "-%" PRIu64 " now; moving it to LBA %" PRIu64 "-%" PRIu64 " makes the data in both spans unreadable (LBAs it leaves fall back to the global range's key, LBAs it takes were written under another key): add --yes-destroy-data",
+		    want->n, cur.start, cur.start + cur.length - 1, want->start,
+		    want->start + want->length - 1);
+}
+
 static int cmd_setup(struct ctx *c)
 {
 	struct opal_discovery d;
 	struct secret *key;
 	struct opal_key k;
-	struct opal_range r = { 0 };
-	uint64_t lc;
+	struct opal_range r = { 0 }, back;
+	bool have_back = false;
+	const char *via = c->dev->kernel_fd >= 0 ? " through the kernel's sed-opal" : "";
+	char what[96];
 	int rc;
 
 	if (c->range > 0 && (!c->have_start || !c->have_length))
 		return fail(c, EXIT_USAGE, "setup --range %d: needs --start LBA and --length N", c->range);
 	if (c->range > 0 && c->global)
 		return fail(c, EXIT_USAGE, "setup: --range and --global exclude each other: pick one");
+	rc = need_discovery(c, &d);
+	if (rc)
+		return rc;
 	rc = load_key(c, c->keyfile, &key);
 	if (rc)
 		return rc;
@@ -469,65 +518,85 @@ static int cmd_setup(struct ctx *c)
 	r.read_lock_enabled = true;
 	r.write_lock_enabled = true;
 	r.lock_on_reset = true;
-	if (c->dev->kernel_fd >= 0) {
-		rc = opalctl_kernel_setup(c->dev, &k, &r);
-		secret_free(key);
-		if (rc)
-			return fail_opal(c, "setup through the kernel's sed-opal", rc, NULL, NULL);
-		goto done;
-	}
-	rc = need_discovery(c, &d);
-	if (rc) {
-		secret_free(key);
-		return rc;
-	}
-	rc = opal_locking_sp_lifecycle(c->dev->opal, &lc);
-	if (rc) {
-		secret_free(key);
-		return fail_opal(c, "setup: reading the Locking SP state", rc, NULL, NULL);
-	}
-	if (lc != OPAL_LIFECYCLE_MANUFACTURED) {
-		/* Factory state: SID's PIN is the MSID. Take ownership, then activate. */
-		rc = opal_take_ownership(c->dev->opal, &k);
-		if (rc == OPAL_ST_NOT_AUTHORIZED || rc == OPAL_ERR_AUTH)
-			rc = 0;	/* already owned: the key must then be the SID's */
+	/*
+	 * Lifecycle first: a drive whose Locking SP is active is owned and set
+	 * up; ownership is never run again on it (each try of the MSID against
+	 * an owned drive burns one of the SID's tries).
+	 */
+	if (!(d.locking_flags & OPAL_LF_ENABLED)) {
+		if (d.block_sid && d.sid_blocked) {
+			secret_free(key);
+			return fail(c, EXIT_DRIVE, "setup: the drive's firmware blocks SID authentication (Block SID, set by the BIOS/UEFI at boot): power-cycle the drive%s and run setup before the firmware sets it again",
+				    d.sid_block_hw_reset ? " (a hardware reset also clears it)" : "");
+		}
+		/* Block SID's SID Value State: the SID is not the MSID any more. */
+		if (!(d.block_sid && d.sid_value_state)) {
+			rc = setup_take_ownership(c, &k);
+			if (rc == OPAL_ST_NOT_AUTHORIZED || rc == OPAL_ERR_AUTH)
+				rc = 0;	/* owned already: the key must be the SID's */
+			if (rc) {
+				secret_free(key);
+				snprintf(what, sizeof(what), "setup: taking ownership (SID from MSID)%s", via);
+				return fail_opal(c, what, rc, NULL, NULL);
+			}
+		} else if (c->verbose) {
+			fprintf(c->err, "opalctl: setup: the drive is owned (Block SID: SID is not the MSID): activating with the key as SID\n");
+		}
+		rc = setup_activate(c, &k);
 		if (rc) {
 			secret_free(key);
-			return fail_opal(c, "setup: taking ownership (SID from MSID)", rc, NULL, NULL);
+			snprintf(what, sizeof(what), "setup: activating the Locking SP as SID%s", via);
+			return fail_opal(c, what, rc, &OPAL_UID_ADMINSP, &OPAL_UID_C_PIN_SID);
 		}
-		rc = opal_activate_locking_sp(c->dev->opal, &k);
+	} else if (c->verbose) {
+		fprintf(c->err, "opalctl: setup: Locking SP already active: ownership left alone\n");
+	}
+	if (r.n) {
+		rc = check_range_change(c, &k, &r);
 		if (rc) {
 			secret_free(key);
-			return fail_opal(c, "setup: activating the Locking SP as SID", rc,
-					 &OPAL_UID_ADMINSP, &OPAL_UID_C_PIN_SID);
+			return rc;
 		}
 	}
-	rc = opal_setup_range(c->dev->opal, &k, &r);
+	rc = c->dev->kernel_fd >= 0 ? opalctl_kernel_lr_setup(c->dev, &k, &r) :
+	     opal_setup_range(c->dev->opal, &k, &r);
 	if (rc) {
 		opal_uid a1 = opal_uid_c_pin_admin(1);
 
 		secret_free(key);
-		return fail_opal(c, "setup: configuring the locking range as Admin1", rc,
-				 &OPAL_UID_LOCKINGSP, &a1);
+		snprintf(what, sizeof(what), "setup: configuring the locking range as Admin1%s", via);
+		return fail_opal(c, what, rc, &OPAL_UID_LOCKINGSP, &a1);
 	}
 	/* PBA-free: the shadow MBR stays disabled, the normal bootloader runs. */
-	rc = opal_mbr_set(c->dev->opal, &k, 0, -1);
+	rc = c->dev->kernel_fd >= 0 ? opalctl_kernel_mbr(c->dev, &k, 0, -1) :
+	     opal_mbr_set(c->dev->opal, &k, 0, -1);
+	/*
+	 * Report what the drive says, not what was asked: the kernel's
+	 * IOC_OPAL_LR_SETUP never writes LockOnReset, so only our own read
+	 * of the range shows it.
+	 */
+	if (!rc && c->dev->opal)
+		have_back = !opal_get_range(c->dev->opal, &k, r.n, &back);
 	secret_free(key);
 	if (rc)
 		return fail_opal(c, "setup: disabling the shadow MBR", rc, NULL, NULL);
-done:
 	if (c->json) {
 		json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
 		json_object_object_add(c->jout, "range", json_object_new_int((int)r.n));
 		json_object_object_add(c->jout, "locking_sp", json_object_new_string("active"));
-		json_object_object_add(c->jout, "lock_on_reset", jbool(true));
+		json_object_object_add(c->jout, "lock_on_reset", have_back ? jbool(back.lock_on_reset) : NULL);
 		json_object_object_add(c->jout, "mbr_enabled", jbool(false));
-	} else if (r.n) {
-		fprintf(c->out, "%s: Locking SP active; range %u (LBA %" PRIu64 "+%" PRIu64 ") read/write locking enabled, locks at power-off; shadow MBR disabled\n",
-			c->devpath, r.n, r.start, r.length);
 	} else {
-		fprintf(c->out, "%s: Locking SP active; global range read/write locking enabled, locks at power-off; shadow MBR disabled\n",
-			c->devpath);
+		char lor[64];
+
+		snprintf(lor, sizeof(lor), "%s", !have_back ? "lock-on-reset not read back" :
+			 back.lock_on_reset ? "locks at power-off" : "does NOT lock at power-off");
+		if (r.n)
+			fprintf(c->out, "%s: Locking SP active; range %u (LBA %" PRIu64 "+%" PRIu64 ") read/write locking enabled, %s; shadow MBR disabled\n",
+				c->devpath, r.n, r.start, r.length, lor);
+		else
+			fprintf(c->out, "%s: Locking SP active; global range read/write locking enabled, %s; shadow MBR disabled\n",
+				c->devpath, lor);
 	}
 	return 0;
 }
