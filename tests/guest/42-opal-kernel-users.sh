@@ -15,7 +15,7 @@
 # 41-opal-nvme.sh): every step that needs the kernel's ioctls, or checks what
 # they did, is a TAP skip there; the opalctl-only steps still run.
 . "$(dirname "$0")/lib.sh"
-plan 71
+plan 75
 
 umask 077
 D=/tmp/opal-kusers
@@ -132,11 +132,12 @@ find_ctrl() {
 
 # As in 41-opal-nvme.sh, with a keep-alive timeout that outlasts the frozen
 # target during the suspend test below (pm_test waits 5 s with user space,
-# sedsim included, frozen).
+# sedsim included, frozen), and reconnects every second when the target
+# goes away.
 connect() {
 	CTRL=
 	DEV=
-	echo "transport=tcp,traddr=127.0.0.1,trsvcid=$PORT,nqn=$NQN,hostnqn=$HOSTNQN,hostid=$HOSTID,nr_io_queues=1,keep_alive_tmo=60" \
+	echo "transport=tcp,traddr=127.0.0.1,trsvcid=$PORT,nqn=$NQN,hostnqn=$HOSTNQN,hostid=$HOSTID,nr_io_queues=1,keep_alive_tmo=60,reconnect_delay=1" \
 		>/dev/nvme-fabrics || return 1
 	_c=$(find_ctrl) || return 1
 	CTRL=/dev/$_c
@@ -279,12 +280,10 @@ WANT=$(sha256sum <"$D/data" | cut -d' ' -f1)
 
 # ---- Setup through opalctl on the kernel's ioctls (nvme transport on 6.1).
 if [ -n "$KERNEL_OPAL" ]; then
-	tmark
+	# No golden vector here: opalctl adds calls of its own (lib/opal's).
 	run "opalctl setup range 1 through the kernel's sed-opal" \
 		opalctl setup "$DEV" --keyfile "$D/admin" --range 1 --start $START --length $LENGTH \
 		--transport ioctl
-	tdump opalctl-setup-lr1 opalctl setup DEV --keyfile ADMIN --range 1 --start $START \
-		--length $LENGTH --transport ioctl
 else
 	run "opalctl setup range 1 (nvme transport: no kernel sed-opal in $(uname -r))" \
 		opalctl setup "$CTRL" --keyfile "$D/admin" --range 1 --start $START --length $LENGTH \
@@ -428,6 +427,54 @@ gkrun save-user1-lr1-lk "IOC_OPAL_SAVE as User1 with OPAL_LK (replaces the saved
 gkrun resume-after-save-lk "suspend and resume again" suspend_resume
 [ -n "$KERNEL_OPAL" ] && dmesg | grep -i -E 'PM:|nvme|opal' | tail -n 10 >&2
 kintact "after resume range 1 is still readable: no replay of the saved lk either"
+[ -w /sys/power/pm_test ] && echo none >/sys/power/pm_test
+
+# ---- The target loses power: sedsim stops, power-cycles (LockOnReset locks
+# range 1) and serves again; the host's nvme-tcp notices, reconnects by
+# itself and re-initializes the controller with was_suspended false, so the
+# saved unlock is not replayed there either.
+ctrl_state() {
+	cat "/sys/class/nvme/$1/state" 2>/dev/null
+}
+
+power_cycle_target() {
+	_c=${CTRL#/dev/}
+	kill "$SERVE_PID"
+	wait "$SERVE_PID"
+	for _i in $(seq 1 100); do
+		[ "$(ctrl_state "$_c")" != live ] && break
+		sleep 0.1
+	done
+	diag "controller $_c after the target stopped: $(ctrl_state "$_c")"
+	sedsim power-cycle "$D/drive" >&2 || return 1
+	serve || return 1
+	for _i in $(seq 1 300); do
+		[ "$(ctrl_state "$_c")" = live ] && return 0
+		sleep 0.1
+	done
+	diag "controller $_c: $(ctrl_state "$_c")"
+	return 1
+}
+
+krun "IOC_OPAL_LOCK_UNLOCK + IOC_OPAL_SAVE as User1 (rw) before the target's power cycle" \
+	$SI "$DEV" lock-unlock --who user1 --range 1 --state rw --key-file "$D/u1" --save
+if [ -n "$KERNEL_OPAL" ]; then
+	tmark
+	if power_cycle_target; then
+		ok "target power-cycled and serving again: the host reconnected $CTRL by itself"
+	else
+		not_ok "target power-cycled and serving again: the host reconnected $CTRL by itself"
+		cat "$D/serve.log" >&2
+	fi
+	dmesg | grep -i nvme | tail -n 8 >&2
+	locked "after the reconnect range 1 is locked (LockOnReset): the saved unlock was not replayed"
+	tdump reconnect-after-power-cycle "sedsim power-cycle; nvme-tcp reconnect"
+else
+	kskip "target power-cycled and serving again: the host reconnected $CTRL by itself"
+	kskip "after the reconnect range 1 is locked (LockOnReset): the saved unlock was not replayed"
+fi
+krun "IOC_OPAL_LOCK_UNLOCK as User1 after the reconnect: unlock" \
+	$SI "$DEV" lock-unlock --who user1 --range 1 --state rw --key-file "$D/u1"
 
 # ---- The global range's ACEs through the kernel (golden vectors for lr 0).
 gkrun add-user1-lr0-ro "IOC_OPAL_ADD_USR_TO_LR User1 global range ro" \
