@@ -260,6 +260,8 @@ int opal_exchange(struct opal_dev *dev, size_t xfer, uint32_t tsn, uint32_t hsn,
 	if (!opal_frame_build(io, xfer, &f, payload, len))
 		return OPAL_ERR_INVAL;
 	rc = tp_send(dev, TCG_PROTOCOL_1, dev->comid, io, xfer);
+	/* The frame may hold a PIN: gone from the stack whatever happened. */
+	explicit_bzero(io, sizeof(io));
 	if (rc)
 		return rc;
 	deadline = now_ms() + dev->timeout_ms;

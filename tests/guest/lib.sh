@@ -3,6 +3,9 @@
 # Results go to stdout (the harness's TAP channel), diagnostics to stdout
 # as "# ..." lines, command output worth keeping to stderr (the console).
 
+# Key files the scripts write are the owner's alone, as opalctl insists.
+umask 077
+
 _tap_n=0
 _tap_plan=0
 _tap_failed=0

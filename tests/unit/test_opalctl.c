@@ -34,6 +34,7 @@ static void write_file(const char *path, const void *p, size_t n)
 	assert_non_null(f);
 	assert_int_equal(fwrite(p, 1, n, f), n);
 	fclose(f);
+	assert_int_equal(chmod(path, 0600), 0);
 }
 
 /* Run opalctl with a NULL-terminated argument list; capture output. */
@@ -751,6 +752,21 @@ static void test_setup_policy(void **state)
 	assert_int_equal(sid_tries_used(f), 0);
 }
 
+/* A key file others may read is refused unless --insecure-keyfile. */
+static void test_keyfile_mode(void **state)
+{
+	struct fx *f = *state;
+
+	setup_drive(f);
+	assert_int_equal(chmod(f->key, 0644), 0);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, NULL), EXIT_KEYFILE);
+	assert_non_null(strstr(f->err, "can be read or written by group or others (mode 0644)"));
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, "--insecure-keyfile", NULL),
+			 EXIT_OK);
+	assert_int_equal(chmod(f->key, 0400), 0);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, NULL), EXIT_OK);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -771,6 +787,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_unlock_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_opaltab_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_policy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keyfile_mode, setup, teardown),
 	};
 
 	if (argc != 2) {

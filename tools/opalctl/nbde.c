@@ -23,7 +23,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -825,42 +824,16 @@ static int ask_passphrase(struct ctx *c, const char *prompt, const struct deadli
 		}
 	} else {
 		int fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
-		struct termios old, quiet;
-		bool tty;
-		uint64_t end = now_ms() + remaining_ms(dl, 600000);
+		int rc;
 
 		if (fd < 0)
 			fd = dup(fileno(c->in));
 		if (fd < 0)
 			return -errno;
-		tty = !tcgetattr(fd, &old);
-		if (tty) {
-			quiet = old;
-			quiet.c_lflag &= ~(tcflag_t)ECHO;
-			tcsetattr(fd, TCSAFLUSH, &quiet);
-		}
-		if (write(fd, prompt, strlen(prompt)) < 0 || write(fd, ": ", 2) < 0)
-			fprintf(c->err, "%s: ", prompt);
-		/* One line, bounded in time. */
-		while (out->len < out->cap) {
-			struct pollfd p = { .fd = fd, .events = POLLIN };
-			uint64_t t = now_ms();
-			char ch;
-			ssize_t n;
-
-			if (t >= end || poll(&p, 1, (int)(end - t)) <= 0)
-				break;
-			n = read(fd, &ch, 1);
-			if (n <= 0 || ch == '\n' || ch == '\r')
-				break;
-			out->data[out->len++] = (uint8_t)ch;
-		}
-		if (tty) {
-			tcsetattr(fd, TCSAFLUSH, &old);
-			if (write(fd, "\n", 1) < 0)
-				fputc('\n', c->err);
-		}
+		rc = secret_read_line(out, fd, prompt, (unsigned int)remaining_ms(dl, 600000));
 		close(fd);
+		if (rc)
+			return rc;
 	}
 	/* A passphrase loses one trailing newline, as a text key file does. */
 	if (out->len && out->data[out->len - 1] == '\n')
@@ -974,7 +947,7 @@ static int unlock_entry(struct ctx *c, const struct opaltab_entry *e, const stru
 				sleep(backoff);
 		}
 	} else if (e->key_kind == OPALTAB_KEY_FILE) {
-		int r = secret_read(key, e->key_path, c->in);
+		int r = keyfile_mode_ok(c, e->key_path) ? -EPERM : secret_read(key, e->key_path, c->in);
 
 		if (r || key->len > OPAL_PIN_MAX)
 			snprintf(why, sizeof(why), "key file %s: %s", e->key_path,

@@ -28,6 +28,8 @@ struct ctx {
 	const char *transport;
 	const char *keyfile, *new_keyfile, *psid_file, *mbr_file;
 	bool sedutil;
+	bool insecure_keyfile;	/* accept key files group/other may read */
+	bool warned_mlock;
 	int range;		/* -1: not given */
 	bool global;
 	bool have_start, have_length;
@@ -57,6 +59,8 @@ int exit_for(int rc);
 /* Read a key file ("-": stdin) into locked memory, hashed with --hash. */
 int load_key(struct ctx *c, const char *path, struct secret **out);
 struct opal_key key_of(const struct secret *s);
+/* 0, or the failure reported: a regular key file group or others may access. */
+int keyfile_mode_ok(struct ctx *c, const char *path);
 json_object *jbool(bool v);
 /* Warn on stderr (never in the JSON result): "opalctl: warning: ...". */
 void warn(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

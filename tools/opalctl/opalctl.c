@@ -119,6 +119,21 @@ int fail_opal(struct ctx *c, const char *what, int rc, const opal_uid *sp,
 
 /* ------------------------------------------------------------------ keys */
 
+/*
+ * A key file others can read is a key others have: refuse it unless the
+ * user insists. Only regular files: pipes, terminals and stdin pass.
+ */
+int keyfile_mode_ok(struct ctx *c, const char *path)
+{
+	struct stat st;
+
+	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode) ||
+	    !(st.st_mode & (S_IRWXG | S_IRWXO)) || c->insecure_keyfile)
+		return 0;
+	return fail(c, EXIT_KEYFILE, "key file %s can be read or written by group or others (mode %04o): `chmod 600 %s`, or add --insecure-keyfile",
+		    path, (unsigned)(st.st_mode & 07777), path);
+}
+
 /* Read a key file into an mlock'ed PIN, hashing it like sedutil if asked. */
 static int load_key_text(struct ctx *c, const char *path, bool text, struct secret **out)
 {
@@ -128,7 +143,22 @@ static int load_key_text(struct ctx *c, const char *path, bool text, struct secr
 	*out = NULL;
 	if (!raw)
 		return fail(c, EXIT_KEYFILE, "cannot allocate locked memory for the key: raise RLIMIT_MEMLOCK");
-	rc = secret_read(raw, path, c->in);
+	if (!raw->locked && !c->warned_mlock) {
+		warn(c, "the key's memory is not locked (mlock: raise RLIMIT_MEMLOCK): it could be swapped out");
+		c->warned_mlock = true;
+	}
+	rc = keyfile_mode_ok(c, path);
+	if (rc) {
+		secret_free(raw);
+		return rc;
+	}
+	if (!strcmp(path, "-") && isatty(fileno(c->in))) {
+		/* Typed at a terminal: no echo, and a typed key is text. */
+		rc = secret_read_line(raw, fileno(c->in), "Key", 300000);
+		text = true;
+	} else {
+		rc = secret_read(raw, path, c->in);
+	}
 	if (rc) {
 		secret_free(raw);
 		if (rc == -ENODATA)
@@ -1185,6 +1215,7 @@ static void usage(FILE *o)
 	      "      --new-keyfile F  new key for change-key and user-key\n"
 	      "      --psid-file F    PSID (from the drive label) for psid-revert\n"
 	      "      --hash MODE      none (key file bytes are the PIN) or sedutil\n"
+	      "      --insecure-keyfile  accept key files group or others can read\n"
 	      "  -r, --range N        locking range (0 = global)\n"
 	      "      --global         setup: lock the global range (default)\n"
 	      "      --start LBA, --length N   setup: range geometry\n"
@@ -1221,6 +1252,7 @@ enum {
 	OPT_READ_ONLY, OPT_USER, OPT_SAVE, OPT_WHO, OPT_ENABLE, OPT_DISABLE, OPT_DONE,
 	OPT_NOT_DONE, OPT_WRITE, OPT_YES, OPT_TIMEOUT, OPT_KEEP_MBR, OPT_PIN, OPT_CONFIG,
 	OPT_JWE, OPT_SLOT, OPT_TABLE, OPT_NAME, OPT_DEADLINE, OPT_NO_PROMPT, OPT_ASKPASS,
+	OPT_INSECURE_KEYFILE,
 };
 
 static const struct option long_opts[] = {
@@ -1228,6 +1260,7 @@ static const struct option long_opts[] = {
 	{ "new-keyfile", required_argument, NULL, OPT_NEW_KEYFILE },
 	{ "psid-file", required_argument, NULL, OPT_PSID_FILE },
 	{ "hash", required_argument, NULL, OPT_HASH },
+	{ "insecure-keyfile", no_argument, NULL, OPT_INSECURE_KEYFILE },
 	{ "range", required_argument, NULL, 'r' },
 	{ "global", no_argument, NULL, OPT_GLOBAL },
 	{ "start", required_argument, NULL, OPT_START },
@@ -1290,6 +1323,7 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 		case 'k': c->keyfile = optarg; break;
 		case OPT_NEW_KEYFILE: c->new_keyfile = optarg; break;
 		case OPT_PSID_FILE: c->psid_file = optarg; break;
+		case OPT_INSECURE_KEYFILE: c->insecure_keyfile = true; break;
 		case OPT_HASH:
 			if (!strcmp(optarg, "sedutil"))
 				c->sedutil = true;

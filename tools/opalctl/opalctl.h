@@ -35,6 +35,12 @@ struct secret *secret_new(void);
 void secret_free(struct secret *s);
 /* path "-" reads in. Returns 0 or -errno (-ENODATA when empty). */
 int secret_read(struct secret *s, const char *path, FILE *in);
+/*
+ * One line from fd (a terminal: echo off while typing), after writing
+ * "prompt: " to it when prompt is given; the newline is not kept. Bounded
+ * by timeout_ms. 0, -ENODATA for an empty line, -ETIMEDOUT or -errno.
+ */
+int secret_read_line(struct secret *s, int fd, const char *prompt, unsigned int timeout_ms);
 
 /* Run one opalctl command line; returns the exit code. */
 int opalctl_run(int argc, char **argv, FILE *in, FILE *out, FILE *err);

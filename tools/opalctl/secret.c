@@ -5,6 +5,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <termios.h>
+#include <time.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -78,4 +83,63 @@ int secret_read(struct secret *s, const char *path, FILE *in)
 	if (s->len == 0)
 		return -ENODATA;
 	return 0;
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int secret_read_line(struct secret *s, int fd, const char *prompt, unsigned int timeout_ms)
+{
+	struct termios old, quiet;
+	bool tty = !tcgetattr(fd, &old);
+	uint64_t end = mono_ms() + timeout_ms;
+	int rc = 0;
+
+	s->len = 0;
+	if (tty) {
+		quiet = old;
+		quiet.c_lflag &= ~(tcflag_t)ECHO;
+		quiet.c_lflag |= ECHONL;
+		tcsetattr(fd, TCSAFLUSH, &quiet);
+	}
+	if (prompt && (write(fd, prompt, strlen(prompt)) < 0 || write(fd, ": ", 2) < 0))
+		rc = -errno;
+	while (!rc && s->len < s->cap) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		uint64_t t = mono_ms();
+		char ch;
+		ssize_t n;
+
+		if (t >= end) {
+			rc = -ETIMEDOUT;
+			break;
+		}
+		n = poll(&p, 1, (int)(end - t));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = n ? -errno : -ETIMEDOUT;
+			break;
+		}
+		n = read(fd, &ch, 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || ch == '\n' || ch == '\r')
+			break;
+		s->data[s->len++] = (uint8_t)ch;
+	}
+	if (tty)
+		tcsetattr(fd, TCSAFLUSH, &old);
+	if (!rc && !s->len)
+		rc = -ENODATA;
+	if (rc) {
+		explicit_bzero(s->data, s->cap);
+		s->len = 0;
+	}
+	return rc;
 }
