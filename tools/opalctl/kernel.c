@@ -42,7 +42,10 @@ static int set_key(struct opal_key *k, const uint8_t *key, size_t len, unsigned 
 	memset(k, 0, sizeof(*k));
 	k->lr = (__u8)lr;
 	k->key_len = (__u8)len;
+#if HAVE_OPAL_KEY_TYPE
 	k->key_type = OPAL_INCLUDED;
+#endif
+	/* Older uapi (before 6.6): that byte is padding, and zero means OPAL_INCLUDED. */
 	memcpy(k->key, key, len);
 	return 0;
 }
