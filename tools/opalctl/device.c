@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "opalctl-dev.h"
@@ -34,7 +36,26 @@ static int open_sedsim(const char *path, struct opalctl_dev *dev, char *why, siz
 	return dev->opal ? 0 : OPAL_ERR_NOMEM;
 }
 
-/* NVMe for /dev/nvme*, SG_IO for anything else. */
+/*
+ * Whether path is an NVMe device (namespace, multipath head or controller),
+ * asked of sysfs: a stable name such as /dev/disk/by-id/wwn-... says nothing.
+ * The name decides only when sysfs cannot be read.
+ */
+static bool is_nvme(const char *path)
+{
+	char sys[64], real[PATH_MAX];
+	struct stat st;
+
+	if (stat(path, &st) || (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode)))
+		return strstr(path, "nvme") != NULL;
+	snprintf(sys, sizeof(sys), "/sys/dev/%s/%u:%u", S_ISBLK(st.st_mode) ? "block" : "char",
+		 major(st.st_rdev), minor(st.st_rdev));
+	if (!realpath(sys, real))
+		return strstr(path, "nvme") != NULL;
+	return strstr(real, "/nvme") != NULL;
+}
+
+/* NVMe for NVMe devices, SG_IO for anything else. */
 static int open_raw(const char *path, bool nvme, struct opalctl_dev *dev, char *why,
 		    size_t whylen)
 {
@@ -53,7 +74,7 @@ int opalctl_dev_open(const char *path, const char *transport, unsigned int timeo
 		     bool kernel_op, struct opalctl_dev **out, char *why, size_t whylen)
 {
 	struct opalctl_dev *dev = calloc(1, sizeof(*dev));
-	bool nvme = strstr(path, "nvme") != NULL;
+	bool nvme = is_nvme(path);
 	struct stat st;
 	int rc = 0;
 
@@ -88,9 +109,11 @@ int opalctl_dev_open(const char *path, const char *transport, unsigned int timeo
 				open_raw(path, nvme, dev, why, whylen);
 				/*
 				 * auto: without a sed-opal context for the disk in the
-				 * kernel (ENOTSUPP), speak the protocol ourselves.
+				 * kernel (ENOTSUPP), or without sed-opal at all (ENOTTY:
+				 * CONFIG_BLK_SED_OPAL off), speak the protocol ourselves.
 				 */
-				if (!ioctl_only && (probe == -524 || probe == -EOPNOTSUPP) && dev->opal) {
+				if (!ioctl_only && dev->opal &&
+				    (probe == -524 || probe == -EOPNOTSUPP || probe == -ENOTTY)) {
 					close(dev->kernel_fd);
 					dev->kernel_fd = -1;
 					dev->transport = opal_dev_transport(dev->opal);
