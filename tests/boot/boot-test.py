@@ -193,9 +193,11 @@ $B poweroff -f
     def make_drive(self, img):
         d = self.drive = self.path("drive")
         os.makedirs(d)
+        # A key one can type at the console prompt: 32 hex digits.
         self.admin_key = self.path("admin.key")
-        with open(self.admin_key, "wb") as f:
-            f.write(os.urandom(32))
+        self.admin_key_text = os.urandom(16).hex()
+        with open(self.admin_key, "w") as f:
+            f.write(self.admin_key_text)
         os.chmod(self.admin_key, 0o600)
         run([self.sedsim, "create", d, "--blocks", str(BLOCKS), "--serial", SERIAL,
              "--try-limit", "5"])
@@ -261,6 +263,16 @@ $B poweroff -f
         return {"name": name, "port": port, "log": log, "adv": adv,
                 "url": f"http://10.0.2.2:{port}", "server": s}
 
+    def start_silent(self):
+        """A server that accepts connections and never answers: a Tang
+        server that hangs."""
+        port = free_port()
+        s = Server("silent server", ["socat", f"TCP-LISTEN:{port},bind=127.0.0.1,fork,reuseaddr",
+                                     "EXEC:sleep 3600"], port, self.path("silent.log"))
+        s.start()
+        self.servers.append(s)
+        return {"url": f"http://10.0.2.2:{port}", "server": s}
+
     @staticmethod
     def tang_requests(tang):
         with open(tang["log"], errors="replace") as f:
@@ -294,6 +306,7 @@ $B poweroff -f
             f.write("virtio_pci\nvirtio_net\next4\n")
         with open(os.path.join(conf, "conf.d", "fdekit"), "w") as f:
             f.write(f"FDEKIT_OPALCTL={self.opalctl}\nFDEKIT_OPALTAB={table}\n"
+                    f"FDEKIT_BOOT_FUNCTIONS={BOOT}/fdekit-boot-functions\n"
                     f"FDEKIT_TIMEOUT={self.args.unlock_timeout}\n")
         it = os.path.join(BOOT, "initramfs-tools")
         shutil.copy2(os.path.join(it, "hooks", "fdekit-opal"), os.path.join(conf, "hooks"))
@@ -308,6 +321,45 @@ $B poweroff -f
         run(["mkinitramfs", "-d", conf, "-o", out, kver], timeout=600)
         listing = run(["lsinitramfs", out]).stdout.decode(errors="replace").split()
         return out, set(listing)
+
+    def dracut(self, kver, table, tag):
+        """An initramfs made by dracut (dracut-core, no systemd in it) with
+        fdekit-opal and the test's nvmf module. Neither is installed: dracut
+        runs from a base directory of its own whose modules.d links every
+        module of /usr/lib/dracut and adds those two."""
+        base = self.path(f"dracut-base-{tag}")
+        if os.path.exists(base):
+            shutil.rmtree(base)
+        os.makedirs(os.path.join(base, "modules.d"))
+        sysbase = "/usr/lib/dracut"
+        for e in os.listdir(sysbase):
+            if e != "modules.d":
+                os.symlink(os.path.join(sysbase, e), os.path.join(base, e))
+        for m in os.listdir(os.path.join(sysbase, "modules.d")):
+            os.symlink(os.path.join(sysbase, "modules.d", m), os.path.join(base, "modules.d", m))
+        os.symlink(os.path.join(BOOT, "dracut", "90fdekit-opal"),
+                   os.path.join(base, "modules.d", "90fdekit-opal"))
+        os.symlink(os.path.join(HERE, "dracut", "91fdekit-test-nvmf"),
+                   os.path.join(base, "modules.d", "91fdekit-test-nvmf"))
+        out = self.path(f"initrd-{tag}.img")
+        env = dict(os.environ, dracutbasedir=base, FDEKIT_OPALCTL=self.opalctl,
+                   FDEKIT_OPALTAB=table, FDEKIT_TIMEOUT=str(self.args.unlock_timeout),
+                   FDEKIT_BOOT_FUNCTIONS=os.path.join(BOOT, "fdekit-boot-functions"))
+        confdir = self.path(f"dracut-conf-{tag}")
+        os.makedirs(confdir, exist_ok=True)
+        run(["dracut", "--force", "--no-hostonly", "--no-early-microcode",
+             "--conf", "/dev/null", "--confdir", confdir, "--tmpdir", self.work,
+             "--modules", "base rootfs-block kernel-modules udev-rules network-legacy network "
+                          "fdekit-opal fdekit-test-nvmf",
+             "--add-drivers", "virtio_pci virtio_net ext4",
+             "--compress", "zstd", "--kver", kver, out], env=env, timeout=600)
+        listing = run(["lsinitrd", out]).stdout.decode(errors="replace")
+        files = set()
+        for line in listing.splitlines():
+            parts = line.split()
+            if len(parts) >= 9 and parts[0][:1] in "-dlcb":
+                files.add(parts[8])
+        return out, files
 
     # --- QEMU ---------------------------------------------------------------
     def boot(self, kver, initrd, append, answers=(), timeout=None):
@@ -396,6 +448,40 @@ def how(kver):
             f"NVMe Security Send/Receive on the controller: {kver} has no sed-opal for fabrics")
 
 
+def step(tap, descs, fn):
+    """Run one scenario: fn returns one (good, diagnostics) per description;
+    a setup error fails all of them."""
+    try:
+        results = fn()
+    except (SetupError, OSError, subprocess.TimeoutExpired) as e:
+        tap.diag(e)
+        results = [(False, "setup failed (above)")] * len(descs)
+    for desc, (good, diag) in zip(descs, results):
+        tap.result(good, desc, diag)
+
+
+def boot_expect_root(env, kver, initrd, tangs, append="", answers=()):
+    """Serve the drive (a power-on), boot, stop the drive. Good when the
+    guest saw range 1 locked, reached root with the data intact, asked for
+    nothing (unless answers were given) and Tang answered."""
+    env.start_drive()
+    before = [env.tang_requests(t) for t in tangs]
+    try:
+        text, rc, typed = env.boot(kver, initrd, append, answers)
+    finally:
+        env.stop_drive()
+    reached, intact = root_result(text, env.data_sha)
+    asked = PROMPT.search(text)
+    recs = [env.tang_requests(t) - b for t, b in zip(tangs, before)]
+    denied = locked_at_boot(text)
+    prompt_ok = (len(typed) == len(answers)) if answers else not asked
+    good = reached and intact and prompt_ok and denied and (not tangs or sum(recs) >= 1)
+    diag = (f"locked at boot: {denied}, root reached: {reached}, data intact: {intact}, "
+            f"prompt: {asked.group(0) if asked else None}, answered: {typed}, "
+            f"tang requests: {recs}, qemu exit: {rc}\n{tail(text)}")
+    return good, diag, text, recs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--opalctl", required=True)
@@ -418,84 +504,196 @@ def main():
                     help="an additional initramfs-tools hook (debugging)")
     args = ap.parse_args()
 
-    kvers = args.kver or sorted(
-        (os.path.basename(v)[len("vmlinuz-"):] for v in os.listdir("/boot")
-         if v.startswith("vmlinuz-") and os.path.isdir(f"/lib/modules/{v[len('vmlinuz-'):]}")),
-        key=lambda k: not kernel_opal(k))
+    kvers = args.kver or [os.path.basename(v)[len("vmlinuz-"):] for v in os.listdir("/boot")
+                          if v.startswith("vmlinuz-")]
+    kvers = sorted((k for k in kvers if os.path.isdir(f"/lib/modules/{k}")),
+                   key=lambda k: (not kernel_opal(k), k))
     if not kvers:
         print("1..0 # SKIP no kernel in /boot")
         return 0
+    first = kvers[0]
+    dracut_kvers = kvers if args.full else [first]
 
     if os.path.exists(args.work):
         shutil.rmtree(args.work)
     os.makedirs(args.work)
     env = Env(args)
+    t = {}
 
-    # The plan: per kernel, the image, the first boot, the power cycle and
-    # the boot after it; then the dracut image and its boot on the first.
-    per_kernel = ["initramfs", "boot", "locked", "reboot"]
-    planned = 1 + len(per_kernel) * len(kvers)
+    per_kernel = lambda k: [
+        f"{k}: mkinitramfs -d CONFDIR with the fdekit-opal hook carries opalctl, the table, the JWE, clevis, curl, jose",
+        f"{k}: boot: the drive, locked at boot, is unlocked from Tang with no prompt ({how(k)}), root reached, data intact",
+        f"{k}: power cycle (serve-nvme stopped, drive power-cycled): range 1 locked again",
+        f"{k}: boot after the power cycle: unlocked again from Tang with no prompt, root reached, data intact",
+    ]
+    dracut_descs = lambda k: [
+        f"{k}: dracut with the fdekit-opal module carries opalctl, the table, the JWE, clevis, curl and rd.neednet=1",
+        f"{k}: dracut boot: the drive, locked at boot, is unlocked from Tang with no prompt ({how(k)}), root reached, data intact",
+    ]
+    off_desc = [f"{first}: fdekit.opal=0: no unlock, no Tang request, range 1 stays locked and the boot ends without root (panic=-1)"]
+    full_descs = [
+        f"{first}: sss t=1 over two Tang servers, the first down: the second unlocks, no prompt",
+        f"{first}: both Tang servers down (one refusing, one silent): bounded retries, then the console prompt, answered with the Admin1 key, unlocks",
+        f"{first}: both Tang servers down, fallback=fail, fdekit.timeout=40: the unlock gives up in time and says so, no prompt",
+        f"{first}: a JWE sealing a wrong key: the drive's refusal is not retried, the tries left are printed",
+    ] if args.full else []
+    planned = (1 + sum(len(per_kernel(k)) for k in kvers) + sum(len(dracut_descs(k)) for k in dracut_kvers)
+               + len(off_desc) + len(full_descs))
     tap = Tap(planned)
+
     try:
-        try:
+        def host():
             img = env.make_rootfs()
             env.make_drive(img)
-            tang = env.start_tang("a")
-            jwe = env.seal("root-tang", "tang",
-                           f'{{"url":"{tang["url"]}","adv":"{tang["adv"]}"}}', env.admin_key)
-        except (SetupError, OSError, subprocess.TimeoutExpired) as e:
-            tap.diag(e)
-            tap.bail_rest("setup failed", ["host setup"] + ["-"] * (planned - 1))
+            t["a"] = env.start_tang("a")
+            t["jwe"] = env.seal("root-tang", "tang",
+                                f'{{"url":"{t["a"]["url"]}","adv":"{t["a"]["adv"]}"}}', env.admin_key)
+            return [(env.range1_locked(), "a host read of range 1 was not refused")]
+        host_desc = [f"host: a sedsim drive whose partition 1 = locking range 1 holds the ext4 root, "
+                     f"locked (LockOnReset); Tang on a loopback port; the Admin1 key sealed to it"]
+        step(tap, host_desc, host)
+        if "jwe" not in t:
+            tap.bail_rest("host setup failed", ["-"] * (planned - 1))
             return 1
-        tap.result(env.range1_locked(),
-                   f"host: range 1 (partition 1, the root file system) locked, {BLOCKS} blocks, Tang on 127.0.0.1:{tang['port']}")
 
-        for kver in kvers:
-            tag = f"it-{kver}"
-            table = env.write_table(tag, [f"root serial={SERIAL} 1 clevis:{jwe} {opal_options(kver)}"])
-            try:
-                initrd, files = env.mkinitramfs(kver, table, tag)
-            except (SetupError, subprocess.TimeoutExpired) as e:
-                tap.diag(e)
-                tap.bail_rest("mkinitramfs failed", [f"{kver}: {d}" for d in per_kernel])
-                continue
-            need = ["usr/sbin/opalctl", "etc/fdekit/opaltab", jwe.lstrip("/"),
-                    "usr/bin/clevis-decrypt-tang", "usr/bin/curl", "usr/bin/jose",
-                    "scripts/local-top/fdekit-opal"]
+        def entry(k, jwe, extra=""):
+            opts = opal_options(k) + ("," + extra if extra else "")
+            return f"root serial={SERIAL} 1 clevis:{jwe} {opts}"
+
+        def it_image(k, table, tag):
+            initrd, files = env.mkinitramfs(k, table, tag)
+            need = ["usr/sbin/opalctl", "etc/fdekit/opaltab", "etc/fdekit/initramfs.conf",
+                    t["jwe"].lstrip("/"), "usr/bin/clevis-decrypt-tang", "usr/bin/curl",
+                    "usr/bin/jose", "usr/bin/bash", "scripts/local-top/fdekit-opal"]
             missing = [n for n in need if n not in files]
-            tap.result(not missing,
-                       f"{kver}: mkinitramfs -d CONFDIR with the fdekit-opal hook carries opalctl, the table, the JWE, clevis, curl, jose",
-                       f"missing: {missing}")
+            return initrd, (not missing, f"missing: {missing}")
 
-            scenario_boot(tap, env, kver, initrd, tang, "boot")
-            rc = env.stop_drive()
+        for k in kvers:
+            def kernel(k=k):
+                table = env.write_table(f"it-{k}", [entry(k, t["jwe"])])
+                initrd, image = it_image(k, table, f"it-{k}")
+                if k == first:
+                    t["initrd"] = initrd
+                good, diag, _, _ = boot_expect_root(env, k, initrd, [t["a"]])
+                env.power_cycle()
+                locked = (env.range1_locked(), "a host read of range 1 was not refused")
+                good2, diag2, _, _ = boot_expect_root(env, k, initrd, [t["a"]])
+                return [image, (good, diag), locked, (good2, diag2)]
+            step(tap, per_kernel(k), kernel)
+
+        for k in dracut_kvers:
+            def dracut(k=k):
+                table = env.write_table(f"dr-{k}", [entry(k, t["jwe"])])
+                initrd, files = env.dracut(k, table, f"dr-{k}")
+                need = ["usr/sbin/opalctl", "etc/fdekit/opaltab", t["jwe"].lstrip("/"),
+                        "usr/bin/clevis-decrypt-tang", "usr/bin/curl", "usr/bin/jose",
+                        "etc/cmdline.d/90fdekit-opal.conf", "usr/sbin/fdekit-opal-unlock"]
+                missing = [n for n in need if n not in files]
+                good, diag, _, _ = boot_expect_root(env, k, initrd, [t["a"]],
+                                                    "rd.shell=0 rd.emergency=reboot rd.retry=60")
+                return [(not missing, f"missing: {missing}"), (good, diag)]
+            step(tap, dracut_descs(k), dracut)
+
+        def opal_off():
+            if "initrd" not in t:
+                raise SetupError("no initramfs-tools image for the first kernel")
+            env.start_drive()
+            before = env.tang_requests(t["a"])
+            try:
+                start = time.monotonic()
+                text, rc, _ = env.boot(first, t["initrd"], "fdekit.opal=0 rootdelay=10")
+                took = time.monotonic() - start
+            finally:
+                env.stop_drive()
+            reached, _ = root_result(text, env.data_sha)
+            recs = env.tang_requests(t["a"]) - before
+            said = "Opal unlock skipped (fdekit.opal=0)" in text
             env.power_cycle()
-            tap.result(rc == 0 and env.range1_locked(),
-                       f"{kver}: power cycle (serve-nvme stopped, drive power-cycled): range 1 locked again",
-                       f"serve-nvme exit {rc}")
-            scenario_boot(tap, env, kver, initrd, tang, "boot after the power cycle")
-            env.stop_drive()
+            good = (said and not reached and recs == 0 and rc == 0 and env.range1_locked())
+            return [(good, f"message: {said}, root reached: {reached}, tang requests: {recs}, "
+                           f"qemu exit: {rc}, {took:.0f} s\n{tail(text)}")]
+        step(tap, off_desc, opal_off)
+
+        if args.full:
+            full_scenarios(tap, env, t, first, full_descs, entry)
     finally:
         env.cleanup()
     return 1 if tap.failed or tap.n != planned else 0
 
 
-def scenario_boot(tap, env, kver, initrd, tang, what):
-    """Serve the drive (a power-on), boot, expect root with no prompt."""
-    env.start_drive()
-    before = env.tang_requests(tang)
-    text, rc, _ = env.boot(kver, initrd, "")
-    reached, intact = root_result(text, env.data_sha)
-    asked = PROMPT.search(text)
-    recs = env.tang_requests(tang) - before
-    denied = locked_at_boot(text)
-    good = reached and intact and not asked and recs >= 1 and denied
-    tap.result(good,
-               f"{kver}: {what}: the drive, locked at boot, is unlocked from Tang with no prompt "
-               f"({how(kver)}), root reached, data intact",
-               f"locked at boot: {denied}, root reached: {reached}, data intact: {intact}, "
-               f"prompt: {asked.group(0) if asked else None}, "
-               f"tang requests: {recs}, qemu exit: {rc}\n{tail(text)}")
+def full_scenarios(tap, env, t, k, descs, entry):
+    """The long scenarios, on the first kernel, each with an initramfs of
+    its own (the table and JWEs differ)."""
+    refused = free_port()            # nothing listens there
+    silent = env.start_silent()      # accepts, never answers
+    b = env.start_tang("b")
+    down = {"url": f"http://10.0.2.2:{refused}"}
+
+    def sss(name, servers):
+        pins = ",".join(f'{{"url":"{s["url"]}","adv":"{s.get("adv", t["a"]["adv"])}"}}'
+                        for s in servers)
+        return env.seal(name, "sss", f'{{"t":1,"pins":{{"tang":[{pins}]}}}}', env.admin_key)
+
+    def first_down():
+        jwe = sss("sss-first-down", [down, b])
+        table = env.write_table("sss1", [entry(k, jwe)])
+        initrd, _ = env.mkinitramfs(k, table, "sss1")
+        good, diag, _, recs = boot_expect_root(env, k, initrd, [b])
+        return [(good and recs[0] >= 1, diag)]
+    step(tap, descs[0:1], first_down)
+
+    both = [down, silent]
+
+    def prompt():
+        jwe = sss("sss-both-down", both)
+        table = env.write_table("prompt", [entry(k, jwe, "retry=2,fallback=prompt")])
+        initrd, _ = env.mkinitramfs(k, table, "prompt")
+        good, diag, text, _ = boot_expect_root(env, k, initrd, [], "fdekit.timeout=60",
+                                               answers=[(PROMPT.pattern, env.admin_key_text)])
+        return [(good, diag)]
+    step(tap, descs[1:2], prompt)
+
+    def fail():
+        jwe = sss("sss-both-down-fail", both)
+        table = env.write_table("fail", [entry(k, jwe, "retry=2,fallback=fail")])
+        initrd, _ = env.mkinitramfs(k, table, "fail")
+        env.start_drive()
+        try:
+            start = time.monotonic()
+            text, rc, _ = env.boot(k, initrd, "fdekit.timeout=40 rootdelay=10")
+            took = time.monotonic() - start
+        finally:
+            env.stop_drive()
+        reached, _ = root_result(text, env.data_sha)
+        asked = PROMPT.search(text)
+        said = re.search(r"stay locked|unlock-all failed", text) is not None
+        env.power_cycle()
+        good = said and not reached and not asked and rc == 0 and env.range1_locked()
+        return [(good, f"failure said: {said}, root reached: {reached}, prompt: {bool(asked)}, "
+                       f"qemu exit: {rc}, {took:.0f} s\n{tail(text)}")]
+    step(tap, descs[2:3], fail)
+
+    def wrong_key():
+        bad = env.path("wrong.key")
+        with open(bad, "w") as f:
+            f.write(os.urandom(16).hex())
+        jwe = env.seal("wrong", "tang", f'{{"url":"{b["url"]}","adv":"{b["adv"]}"}}', bad)
+        table = env.write_table("wrong", [entry(k, jwe, "retry=3,fallback=fail")])
+        initrd, _ = env.mkinitramfs(k, table, "wrong")
+        env.start_drive()
+        before = env.tang_requests(b)
+        try:
+            text, rc, _ = env.boot(k, initrd, "rootdelay=10")
+        finally:
+            env.stop_drive()
+        recs = env.tang_requests(b) - before
+        reached, _ = root_result(text, env.data_sha)
+        tries = re.search(r"(?i)tries (left|remaining)", text) is not None
+        env.power_cycle()
+        good = tries and recs == 1 and not reached and env.range1_locked()
+        return [(good, f"tries left printed: {tries}, tang requests: {recs} (want 1), "
+                       f"root reached: {reached}, qemu exit: {rc}\n{tail(text)}")]
+    step(tap, descs[3:4], wrong_key)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,2 @@
+#!/bin/sh
+[ -e /tmp/fdekit-test-nvmf.done ] || /sbin/fdekit-test-nvmf-connect
