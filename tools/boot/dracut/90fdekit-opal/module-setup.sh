@@ -34,7 +34,7 @@ check() {
     if [[ $FDEKIT_OPALCTL ]]; then
         [[ -x $FDEKIT_OPALCTL ]] || return 1
     else
-        require_binaries opalctl || return 1
+        PATH="$PATH:/usr/local/sbin" require_binaries opalctl || return 1
     fi
     fdekit_scan || return 1
     if [[ $FDEKIT_PINS ]]; then
@@ -65,7 +65,7 @@ install() {
     fdekit_scan || return 1
     local f pin
 
-    inst_binary "${FDEKIT_OPALCTL:-$(find_binary opalctl)}" /usr/sbin/opalctl
+    inst_binary "${FDEKIT_OPALCTL:-$(PATH="$PATH:/usr/local/sbin" find_binary opalctl)}" /usr/sbin/opalctl
     inst_simple "$FDEKIT_OPALTAB" /etc/fdekit/opaltab
     for f in $FDEKIT_JWES $FDEKIT_KEYFILES; do
         inst_simple "$f"
