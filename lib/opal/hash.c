@@ -8,13 +8,29 @@
 
 #include "opal.h"
 
-int opal_hash_sedutil(const uint8_t *pw, size_t pwlen, const char serial[OPAL_SERIAL_MAX],
-		      uint8_t out[32])
+static int pbkdf2(const uint8_t *pw, size_t pwlen, const char serial[OPAL_SERIAL_MAX],
+		  int iterations, const EVP_MD *md, uint8_t out[32])
 {
 	if (pwlen > INT32_MAX)
 		return OPAL_ERR_INVAL;
 	if (!PKCS5_PBKDF2_HMAC((const char *)pw, (int)pwlen, (const unsigned char *)serial,
-			       OPAL_SERIAL_MAX, OPAL_SEDUTIL_ITERATIONS, EVP_sha1(), 32, out))
+			       OPAL_SERIAL_MAX, iterations, md, 32, out))
 		return OPAL_ERR_NOMEM;
 	return 0;
+}
+
+int opal_hash_sedutil(const uint8_t *pw, size_t pwlen, const char serial[OPAL_SERIAL_MAX],
+		      uint8_t out[32])
+{
+	return pbkdf2(pw, pwlen, serial, OPAL_SEDUTIL_ITERATIONS, EVP_sha1(), out);
+}
+
+/*
+ * The maintained sedutil fork (and go-tcg-storage's HashSedutil512):
+ * PBKDF2-HMAC-SHA512, 500000 iterations, the same salt and length.
+ */
+int opal_hash_sedutil512(const uint8_t *pw, size_t pwlen, const char serial[OPAL_SERIAL_MAX],
+			 uint8_t out[32])
+{
+	return pbkdf2(pw, pwlen, serial, OPAL_SEDUTIL512_ITERATIONS, EVP_sha512(), out);
 }

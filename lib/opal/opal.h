@@ -351,6 +351,10 @@ struct opal_key {
 /* sedutil-cli's PIN: PBKDF2-HMAC-SHA1(password, serial[20], 75000) -> 32 bytes. */
 int opal_hash_sedutil(const uint8_t *pw, size_t pwlen, const char serial[OPAL_SERIAL_MAX],
 		      uint8_t out[32]);
+#define OPAL_SEDUTIL512_ITERATIONS 500000
+/* The maintained sedutil fork's: PBKDF2-HMAC-SHA512(password, serial[20], 500000). */
+int opal_hash_sedutil512(const uint8_t *pw, size_t pwlen, const char serial[OPAL_SERIAL_MAX],
+			 uint8_t out[32]);
 
 /* ---------------------------------------------------------- properties */
 

@@ -2,6 +2,7 @@
 /* SCSI transport: SECURITY PROTOCOL IN/OUT (SPC-4) through SG_IO. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/hdreg.h>
 #include <scsi/sg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,26 +76,47 @@ static int sg_recv(void *p, uint8_t proto, uint16_t spsp, void *buf, size_t len)
 	return sg_cmd(ctx->fd, cdb, sizeof(cdb), SG_DXFER_FROM_DEV, buf, len);
 }
 
-/* Unit Serial Number VPD page (0x80); libata fills it with the ATA serial. */
+/*
+ * The serial number sedutil-cli hashes passwords with, so that drives it set
+ * up can be managed: for an ATA disk (the kernel answers HDIO_GET_IDENTITY)
+ * the ATA serial, which libata also returns in the Unit Serial Number VPD
+ * page (0x80); for any other SCSI disk (SAS) sedutil takes the standard
+ * INQUIRY's 8-byte T10 vendor identification padded with NULs, not the
+ * serial number, and so must we.
+ */
 static int sg_serial(void *p, char serial[OPAL_SERIAL_MAX])
 {
 	struct sg_ctx *ctx = p;
-	uint8_t cdb[6] = { SCSI_INQUIRY, 0x01, 0x80, 0, 252, 0 };
-	uint8_t vpd[252] = { 0 };
-	size_t n;
+	uint8_t id[512];
 	int rc;
 
-	rc = sg_cmd(ctx->fd, cdb, sizeof(cdb), SG_DXFER_FROM_DEV, vpd, sizeof(vpd));
-	if (rc)
-		return rc;
-	if (vpd[1] != 0x80)
-		return -EIO;
-	n = vpd[3];
-	if (n > sizeof(vpd) - 4)
-		return -EIO;
-	memset(serial, ' ', OPAL_SERIAL_MAX);
-	memcpy(serial, vpd + 4, n < OPAL_SERIAL_MAX ? n : OPAL_SERIAL_MAX);
-	return 0;
+	if (!ioctl(ctx->fd, HDIO_GET_IDENTITY, id)) {
+		uint8_t cdb[6] = { SCSI_INQUIRY, 0x01, 0x80, 0, 252, 0 };
+		uint8_t vpd[252] = { 0 };
+		size_t n;
+
+		rc = sg_cmd(ctx->fd, cdb, sizeof(cdb), SG_DXFER_FROM_DEV, vpd, sizeof(vpd));
+		if (rc)
+			return rc;
+		if (vpd[1] != 0x80)
+			return -EIO;
+		n = vpd[3];
+		if (n > sizeof(vpd) - 4)
+			return -EIO;
+		memset(serial, ' ', OPAL_SERIAL_MAX);
+		memcpy(serial, vpd + 4, n < OPAL_SERIAL_MAX ? n : OPAL_SERIAL_MAX);
+		return 0;
+	} else {
+		uint8_t cdb[6] = { SCSI_INQUIRY, 0, 0, 0, 36, 0 };
+		uint8_t std[36] = { 0 };
+
+		rc = sg_cmd(ctx->fd, cdb, sizeof(cdb), SG_DXFER_FROM_DEV, std, sizeof(std));
+		if (rc)
+			return rc;
+		memset(serial, 0, OPAL_SERIAL_MAX);
+		memcpy(serial, std + 8, 8);	/* T10 VENDOR IDENTIFICATION */
+		return 0;
+	}
 }
 
 static void sg_close(void *p)

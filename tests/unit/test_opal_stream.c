@@ -531,6 +531,18 @@ static void test_sedutil_hash(void **state)
 	assert_memory_equal(out, want1, 32);
 	assert_int_equal(opal_hash_sedutil((const uint8_t *)"", 0, "S3R1AL-NVME-0000001 ", out), 0);
 	assert_memory_equal(out, want2, 32);
+	/* hashlib.pbkdf2_hmac('sha512', b'correct horse', b'SEDSIM0001' padded, 500000, 32) */
+	{
+		static const uint8_t want512[32] = {
+			0xc2, 0x8a, 0x1a, 0xf5, 0x27, 0x43, 0x0d, 0x85, 0xbd, 0xe0, 0xd8, 0x42, 0x4f, 0xd7,
+			0x9b, 0x9b, 0x9c, 0xec, 0x66, 0xd0, 0xbe, 0xaf, 0xd0, 0x21, 0x1c, 0x68, 0x66, 0x51,
+			0xee, 0xea, 0x38, 0x59,
+		};
+
+		assert_int_equal(opal_hash_sedutil512((const uint8_t *)"correct horse", 13,
+						      "SEDSIM0001          ", out), 0);
+		assert_memory_equal(out, want512, 32);
+	}
 }
 
 static void test_strerror(void **state)

@@ -415,6 +415,31 @@ static void test_sedutil_hash(void **state)
 	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->pw, "--hash", "sedutil", NULL), EXIT_OK);
 	assert_int_equal(run(f, "hunter2", "lock", f->drive, "-k", "-", "--hash", "sedutil", NULL), EXIT_OK);
 	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->pw, "--hash", "bogus", NULL), EXIT_USAGE);
+	/* The SHA-512 variant derives another PIN. */
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->pw, "--hash", "sedutil-sha512",
+			     NULL), EXIT_AUTH);
+}
+
+/* --hash sedutil-sha512 end to end; an empty password is an empty PIN. */
+static void test_sedutil512_hash(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->pw, "--hash", "sedutil-sha512", NULL),
+			 EXIT_OK);
+	power_cycle(f);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->pw, "--hash", "sedutil", NULL),
+			 EXIT_AUTH);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->pw, "--hash", "sedutil-sha512",
+			     NULL), EXIT_OK);
+	/* A long --hash none key is refused, and the message says why. */
+	write_file(f->key2, "0123456789abcdef0123456789abcdef!", 33);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key2, NULL), EXIT_KEYFILE);
+	assert_non_null(strstr(f->err, "an Opal PIN is at most 32 bytes"));
+	/* An empty password: the empty PIN (sedsim refuses it as Admin1's key). */
+	write_file(f->key2, "\n", 1);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key2, "--hash", "sedutil", NULL),
+			 EXIT_AUTH);
 }
 
 static void test_keyfile_errors(void **state)
@@ -779,6 +804,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_mbr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_psid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sedutil_hash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sedutil512_hash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keyfile_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help_matches_man, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_more_options, setup, teardown),

@@ -27,7 +27,8 @@ struct ctx {
 	const char *devpath;
 	const char *transport;
 	const char *keyfile, *new_keyfile, *psid_file, *mbr_file;
-	bool sedutil;
+	bool sedutil;		/* --hash sedutil or sedutil-sha512 */
+	bool sedutil512;	/* --hash sedutil-sha512 */
 	bool insecure_keyfile;	/* accept key files group/other may read */
 	bool warned_mlock;
 	int range;		/* -1: not given */

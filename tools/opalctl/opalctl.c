@@ -178,9 +178,14 @@ static int load_key_text(struct ctx *c, const char *path, bool text, struct secr
 	if (!c->sedutil) {
 		if (raw->len > OPAL_PIN_MAX) {
 			secret_free(raw);
-			return fail(c, EXIT_KEYFILE, "key file %s holds %s than %d bytes: use a shorter key or --hash sedutil",
-				    path, "more", OPAL_PIN_MAX);
+			return fail(c, EXIT_KEYFILE, "key file %s holds more than %d bytes, and an Opal PIN is at most %d bytes (the C_PIN column's size): use a shorter key, or --hash sedutil for a password",
+				    path, OPAL_PIN_MAX, OPAL_PIN_MAX);
 		}
+		*out = raw;
+		return 0;
+	}
+	/* sedutil sends an empty password as an empty PIN, unhashed. */
+	if (!raw->len) {
 		*out = raw;
 		return 0;
 	}
@@ -191,7 +196,8 @@ static int load_key_text(struct ctx *c, const char *path, bool text, struct secr
 	}
 	rc = c->dev->opal ? opal_dev_serial(c->dev->opal, c->serial) : OPAL_ERR_UNSUPPORTED;
 	if (!rc)
-		rc = opal_hash_sedutil(raw->data, raw->len, c->serial, pin->data);
+		rc = c->sedutil512 ? opal_hash_sedutil512(raw->data, raw->len, c->serial, pin->data) :
+		     opal_hash_sedutil(raw->data, raw->len, c->serial, pin->data);
 	secret_free(raw);
 	if (rc) {
 		secret_free(pin);
@@ -1214,7 +1220,7 @@ static void usage(FILE *o)
 	      "  -k, --keyfile F      key file (\"-\": stdin); never on the command line\n"
 	      "      --new-keyfile F  new key for change-key and user-key\n"
 	      "      --psid-file F    PSID (from the drive label) for psid-revert\n"
-	      "      --hash MODE      none (key file bytes are the PIN) or sedutil\n"
+	      "      --hash MODE      none (key file bytes are the PIN), sedutil or sedutil-sha512\n"
 	      "      --insecure-keyfile  accept key files group or others can read\n"
 	      "  -r, --range N        locking range (0 = global)\n"
 	      "      --global         setup: lock the global range (default)\n"
@@ -1325,10 +1331,10 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 		case OPT_PSID_FILE: c->psid_file = optarg; break;
 		case OPT_INSECURE_KEYFILE: c->insecure_keyfile = true; break;
 		case OPT_HASH:
-			if (!strcmp(optarg, "sedutil"))
-				c->sedutil = true;
-			else if (strcmp(optarg, "none"))
-				return fail(c, EXIT_USAGE, "--hash %s: use none or sedutil", optarg);
+			c->sedutil = !strcmp(optarg, "sedutil") || !strcmp(optarg, "sedutil-sha512");
+			c->sedutil512 = !strcmp(optarg, "sedutil-sha512");
+			if (!c->sedutil && strcmp(optarg, "none"))
+				return fail(c, EXIT_USAGE, "--hash %s: use none, sedutil or sedutil-sha512", optarg);
 			break;
 		case 'r':
 			if (!parse_u64(optarg, &v) || v > 8)
