@@ -1113,6 +1113,141 @@ static void test_nvme_seam(void **state)
 	opal_dev_free(nv);
 }
 
+/* ------------------------------------------- ComID management, sessions */
+
+/*
+ * A HANDLE_COMID_REQUEST through IF-SEND protocol 2 and its answer through
+ * IF-RECV protocol 2, as go-tcg-storage sends it (pkg/core/core.go: a
+ * 512-byte transfer, ComID, extension, request code; the answer's data
+ * length at bytes 10-11, the data from byte 12).
+ */
+static int comid_request(struct sedsim *sim, uint16_t comid, uint16_t ext, uint32_t code,
+			 uint8_t out[64])
+{
+	uint8_t req[512] = { (uint8_t)(comid >> 8), (uint8_t)comid, (uint8_t)(ext >> 8), (uint8_t)ext,
+			     (uint8_t)(code >> 24), (uint8_t)(code >> 16), (uint8_t)(code >> 8),
+			     (uint8_t)code };
+	int rc = sedsim_if_send(sim, 2, comid, req, sizeof(req));
+
+	if (rc)
+		return rc;
+	return sedsim_if_recv(sim, 2, comid, out, 64);
+}
+
+static uint32_t be32_at(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+/* The bytes of a STACK_RESET answer: ComID 0x1000, code 2, 4 bytes of data, status. */
+static void expect_stack_reset(const uint8_t *r, uint32_t status)
+{
+	static const uint8_t head[12] = { 0x10, 0x00, 0, 0, 0, 0, 0, 2, 0, 0, 0, 4 };
+
+	assert_memory_equal(r, head, sizeof(head));
+	assert_int_equal(be32_at(r + 12), status);
+}
+
+/*
+ * MaxSessions 1, honestly: a second StartSession is refused with SP_BUSY
+ * while the first one is open, and the first one keeps working; a
+ * STACK_RESET aborts it (its packets get no answer any more) and frees the
+ * TPer for a new session.
+ */
+static void test_sp_busy_and_stack_reset(void **state)
+{
+	struct fx *f = *state;
+	struct opal_session *s1, *s2;
+	uint8_t msid[OPAL_PIN_MAX], r[64];
+	size_t n;
+
+	opal_dev_set_timeout(f->dev, 300);
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_ADMINSP, NULL, NULL, false, &s1), 0);
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_ADMINSP, NULL, NULL, false, &s2),
+			 OPAL_ST_SP_BUSY);
+	assert_null(s2);
+	/* A wrong PIN does not even get tried: no try is burnt while busy. */
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_ADMINSP, &OPAL_UID_SID, &BAD, false,
+					    &s2), OPAL_ST_SP_BUSY);
+	assert_int_equal(opal_get_column_bytes(s1, &OPAL_UID_C_PIN_MSID, OPAL_COL_PIN, msid,
+					       sizeof(msid), &n), 0);
+	/* VERIFY_COMID_VALID: 34 bytes of data, state 3 (Associated) while in a session. */
+	assert_int_equal(comid_request(f->sim, SEDSIM_BASE_COMID, 0, 1, r), 0);
+	assert_memory_equal(r, ((uint8_t[]){ 0x10, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 34 }), 12);
+	assert_int_equal(be32_at(r + 12), 3);
+	/* STACK_RESET: Success, and the open session is gone. */
+	assert_int_equal(comid_request(f->sim, SEDSIM_BASE_COMID, 0, 2, r), 0);
+	expect_stack_reset(r, 0);
+	/* No answer for the aborted session (lib/opal: "no reply"). */
+	assert_int_not_equal(opal_get_column_bytes(s1, &OPAL_UID_C_PIN_MSID, OPAL_COL_PIN, msid,
+						   sizeof(msid), &n), 0);
+	assert_int_not_equal(opal_end_session(s1), 0);
+	assert_int_equal(comid_request(f->sim, SEDSIM_BASE_COMID, 0, 1, r), 0);
+	assert_int_equal(be32_at(r + 12), 2);	/* Issued: no session */
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_ADMINSP, NULL, NULL, false, &s2), 0);
+	assert_int_equal(opal_end_session(s2), 0);
+	/* A power cycle ends a session too. */
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_ADMINSP, NULL, NULL, false, &s1), 0);
+	assert_int_equal(sedsim_power_cycle(f->sim), 0);
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_ADMINSP, NULL, NULL, false, &s2), 0);
+	assert_int_equal(opal_end_session(s2), 0);
+	free(s1);	/* the TPer forgot it: nothing to end */
+}
+
+/* STACK_RESET drops a response the host has not fetched yet. */
+static void test_stack_reset_drops_response(void **state)
+{
+	struct fx *f = *state;
+	struct opal_frame fr = { .comid = SEDSIM_BASE_COMID };
+	uint8_t mem[64], pkt[OPAL_IO_BUFFER], in[OPAL_IO_BUFFER], r[64];
+	struct opal_buf b;
+	size_t len;
+
+	opal_buf_init(&b, mem, sizeof(mem));
+	opal_put_call_begin(&b, &OPAL_UID_SMUID, &OPAL_M_PROPERTIES);
+	opal_put_call_end(&b, 0);
+	len = opal_frame_build(pkt, sizeof(pkt), &fr, b.data, b.len);
+	assert_true(len > 0);
+	assert_int_equal(sedsim_if_send(f->sim, 1, SEDSIM_BASE_COMID, pkt, len), 0);
+	assert_int_equal(comid_request(f->sim, SEDSIM_BASE_COMID, 0, 2, r), 0);
+	expect_stack_reset(r, 0);
+	assert_int_equal(sedsim_if_recv(f->sim, 1, SEDSIM_BASE_COMID, in, sizeof(in)), 0);
+	assert_int_equal(be32_at(in + 16), 0);	/* ComPacket length 0: nothing pending */
+	/* Without a reset the reply is there. */
+	assert_int_equal(sedsim_if_send(f->sim, 1, SEDSIM_BASE_COMID, pkt, len), 0);
+	assert_int_equal(sedsim_if_recv(f->sim, 1, SEDSIM_BASE_COMID, in, sizeof(in)), 0);
+	assert_true(be32_at(in + 16) > 0);
+}
+
+/* What ComID management refuses, and what it answers for a ComID it does not have. */
+static void test_comid_requests_strict(void **state)
+{
+	struct fx *f = *state;
+	struct opal_session *s;
+	uint8_t r[64], req[8] = { 0x10, 0, 0, 0, 0, 0, 0, 2 };
+
+	/* Nothing asked: NO_RESPONSE_AVAILABLE (request code 0, no data). */
+	assert_int_equal(sedsim_if_recv(f->sim, 2, SEDSIM_BASE_COMID, r, sizeof(r)), 0);
+	assert_memory_equal(r, ((uint8_t[]){ 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }), 12);
+	/* Unknown request code, ComID not the one addressed, a short request. */
+	assert_int_equal(comid_request(f->sim, SEDSIM_BASE_COMID, 0, 3, r), -EINVAL);
+	assert_int_equal(sedsim_if_send(f->sim, 2, SEDSIM_BASE_COMID + 1, req, sizeof(req)),
+			 -EINVAL);
+	assert_int_equal(sedsim_if_send(f->sim, 2, SEDSIM_BASE_COMID, req, 7), -EINVAL);
+	/* Another ComID: Invalid, and its STACK_RESET fails without touching ours. */
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_ADMINSP, NULL, NULL, false, &s), 0);
+	assert_int_equal(comid_request(f->sim, SEDSIM_BASE_COMID + 1, 0, 1, r), 0);
+	assert_int_equal(r[1], 0x01);
+	assert_int_equal(be32_at(r + 12), 0);
+	assert_int_equal(comid_request(f->sim, SEDSIM_BASE_COMID + 1, 0, 2, r), 0);
+	assert_int_equal(be32_at(r + 12), 1);
+	assert_int_equal(opal_end_session(s), 0);
+	/* The answer is read once. */
+	assert_int_equal(comid_request(f->sim, SEDSIM_BASE_COMID, 0, 1, r), 0);
+	assert_int_equal(sedsim_if_recv(f->sim, 2, SEDSIM_BASE_COMID, r, sizeof(r)), 0);
+	assert_int_equal(be32_at(r + 4), 0);
+}
+
 /* A TPer that never answers: the host gives up at its timeout. */
 static int mute_send(void *ctx, uint8_t p, uint16_t s, const void *b, size_t n)
 {
@@ -1224,6 +1359,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drive_closes_session, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_masks_pins, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sp_busy_and_stack_reset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_reset_drops_response, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_comid_requests_strict, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,7 +20,7 @@ NQN = 'nqn.2026-11.org.fdekit:stream-test'
 PDU_ICREQ, PDU_ICRESP, PDU_H2C_TERM, PDU_CMD, PDU_RSP = 0, 1, 2, 4, 5
 PDU_H2C_DATA, PDU_C2H_DATA, PDU_R2T = 6, 7, 9
 F_LAST = 0x04
-SC_CMD_SEQ_ERROR, SC_SGL_LENGTH_INVALID = 0x400c, 0x400f
+SC_INVALID_FIELD, SC_CMD_SEQ_ERROR, SC_SGL_LENGTH_INVALID = 0x4002, 0x400c, 0x400f
 SC_CONNECT_INVALID_PARAM = 0x4182
 
 
@@ -254,6 +254,32 @@ def main():
             sqhd = max(sqhd, r[3])
         return sqhd < 32
 
+    def comid_management():
+        # Security Send/Receive with protocol 2 (ComID management) reach the
+        # TPer: VERIFY_COMID_VALID, then STACK_RESET, as go-tcg-storage sends them.
+        dw10 = (2 << 24) | (0x1000 << 8)
+        out = []
+        for cid, code in ((70, 1), (72, 2)):
+            req = struct.pack('>HHI', 0x1000, 0, code) + bytes(504)
+            q = sqe(0x81, cid, sgl_len=512, dw={10: dw10, 11: 512})
+            q[39] = 0x01
+            if admin.cmd(q, req)[0] != 0:
+                return False
+            r = admin.cmd(sqe(0x82, cid + 1, sgl_len=512, dw={10: dw10, 11: 512}))
+            if r[0] != 0:
+                return False
+            out.append(r[1])
+        verify, reset = out
+        return (verify[:12] == bytes.fromhex('100000000000000100000022') and
+                struct.unpack_from('>I', verify, 12)[0] == 2 and
+                reset[:16] == bytes.fromhex('10000000000000020000000400000000'))
+
+    def comid_unknown_request():
+        req = struct.pack('>HHI', 0x1000, 0, 7) + bytes(504)
+        q = sqe(0x81, 74, sgl_len=512, dw={10: (2 << 24) | (0x1000 << 8), 11: 512})
+        q[39] = 0x01
+        return admin.cmd(q, req)[0] == SC_INVALID_FIELD
+
     checks = [
         ('truncated header', closes(lambda c: (c.s.sendall(b'\x00\x00\x80'),
                                               c.s.shutdown(socket.SHUT_WR)), ic=False)),
@@ -304,6 +330,8 @@ def main():
         ('CSTS.SHST clears when the controller is enabled again', shutdown_then_enable),
         ('I/O queue refused once its admin queue is gone', io_outlives_admin),
         ('admin SQHD wraps at the queue size from Connect', admin_sqhd_wraps),
+        ('Security Send/Receive protocol 2: VERIFY_COMID_VALID and STACK_RESET', comid_management),
+        ('Security Send protocol 2 with an unknown request code: Invalid Field', comid_unknown_request),
     ]
 
     print('1..%d' % (len(checks) + 2))

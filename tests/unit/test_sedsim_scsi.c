@@ -166,11 +166,42 @@ static void test_opal_over_cdbs(void **state)
 	opal_dev_free(dev);
 }
 
+/*
+ * SECURITY PROTOCOL OUT/IN with protocol 2 (ComID management) reach the
+ * TPer: a STACK_RESET through CDBs aborts a session opened through CDBs.
+ */
+static void test_stack_reset_over_cdbs(void **state)
+{
+	struct fx *f = *state;
+	static const struct opal_transport_ops ops = { "cdb", scsi_send, scsi_recv, NULL, NULL };
+	struct opal_dev *dev = opal_dev_new(&ops, f->sim);
+	struct opal_session *s1, *s2;
+	uint8_t req[512] = { 0x10, 0x00, 0, 0, 0, 0, 0, 2 }, r[512];
+	static const uint8_t done[16] = { 0x10, 0x00, 0, 0, 0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 0 };
+
+	assert_non_null(dev);
+	assert_int_equal(opal_start_session(dev, &OPAL_UID_ADMINSP, NULL, NULL, false, &s1), 0);
+	assert_int_equal(opal_start_session(dev, &OPAL_UID_ADMINSP, NULL, NULL, false, &s2),
+			 OPAL_ST_SP_BUSY);
+	assert_int_equal(scsi_send(f->sim, 2, 0x1000, req, sizeof(req)), 0);
+	memset(r, 0xee, sizeof(r));
+	assert_int_equal(scsi_recv(f->sim, 2, 0x1000, r, sizeof(r)), 0);
+	assert_memory_equal(r, done, sizeof(done));
+	assert_int_equal(opal_start_session(dev, &OPAL_UID_ADMINSP, NULL, NULL, false, &s2), 0);
+	assert_int_equal(opal_end_session(s2), 0);
+	free(s1);
+	/* An unknown request code: CHECK CONDITION. */
+	req[7] = 9;
+	assert_int_equal(scsi_send(f->sim, 2, 0x1000, req, sizeof(req)), -5);
+	opal_dev_free(dev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_probe_cdbs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_opal_over_cdbs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_reset_over_cdbs, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

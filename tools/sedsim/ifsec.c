@@ -80,7 +80,7 @@ int sedsim_if_send(struct sedsim *sim, uint8_t protocol, uint16_t sp_specific,
 		   const void *buf, size_t len)
 {
 	if (protocol == 2)
-		return 0;	/* ComID management: nothing to reset in one session */
+		return sim_comid_request(sim, sp_specific, buf, len);
 	if (protocol != 1 || sp_specific != SEDSIM_BASE_COMID)
 		return -EINVAL;
 	if (len > sim->max_compacket)
@@ -117,8 +117,10 @@ int sedsim_if_recv(struct sedsim *sim, uint8_t protocol, uint16_t sp_specific,
 		memcpy(buf, l0, len < n ? len : n);
 		return 0;
 	}
-	if (protocol == 2)
+	if (protocol == 2) {
+		sim_comid_response(sim, sp_specific, buf, len);
 		return 0;
+	}
 	if (protocol != 1 || sp_specific != SEDSIM_BASE_COMID)
 		return -EINVAL;
 	if (!sim->resp_len) {

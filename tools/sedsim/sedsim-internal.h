@@ -112,6 +112,9 @@ struct sedsim {
 	uint8_t resp[OPAL_IO_BUFFER];
 	size_t resp_len;
 	uint16_t resp_comid;
+	uint8_t comid_resp[46];		/* protocol 2: the answer to the last request */
+	size_t comid_resp_len;
+	uint16_t comid_resp_comid;
 	struct opal_token tok[OPAL_MAX_TOKENS];
 	FILE *trace;			/* method calls and replies, PINs masked */
 };
@@ -124,5 +127,8 @@ int sim_new_key(struct sim_range *r);
 int sim_table_io(struct sedsim *sim, bool mbr, bool write, uint64_t off, void *buf, size_t len);
 void sim_handle_packet(struct sedsim *sim, const uint8_t *buf, size_t len);
 size_t sim_discovery(const struct sedsim *sim, uint8_t *out, size_t cap);
+/* Protocol 2 (ComID management): a request from IF-SEND, its answer for IF-RECV. */
+int sim_comid_request(struct sedsim *sim, uint16_t comid, const uint8_t *buf, size_t len);
+void sim_comid_response(struct sedsim *sim, uint16_t comid, uint8_t *out, size_t len);
 
 #endif

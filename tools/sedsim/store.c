@@ -213,6 +213,7 @@ int sedsim_power_cycle(struct sedsim *sim)
 		st->user[i].tries = 0;
 	memset(&sim->sess, 0, sizeof(sim->sess));
 	sim->resp_len = 0;
+	sim->comid_resp_len = 0;
 	/* A reset forgets the HostProperties (Core Spec 5.2.2.4.1). */
 	sim->host_max_compacket = SIM_HOST_INITIAL_COMPACKET;
 	return sim_save(sim);

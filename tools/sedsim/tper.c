@@ -941,6 +941,17 @@ static void start_session(struct sedsim *sim, const struct call *c, struct opal_
 	opal_uid sp, auth;
 	int a = AUTH_ANYBODY, rc;
 
+	/*
+	 * MaxSessions is 1 and means it: while a session is open a second
+	 * StartSession gets SP_BUSY (Core Spec 5.2.3.1), before any PIN is
+	 * tried. The open session lasts until EndOfSession, a STACK_RESET of
+	 * the ComID or a power cycle; replacing it silently would leave its
+	 * host waiting for answers that never come.
+	 */
+	if (sim->sess.open) {
+		reply_empty(o, OPAL_ST_SP_BUSY);
+		return;
+	}
 	if (!is_uint(t, c->p0) || !uid_at(t, c->p0 + 1, &sp) || !is_uint(t, c->p0 + 2) ||
 	    t->tok[c->p0].uint > UINT32_MAX) {
 		reply_empty(o, OPAL_ST_INVALID_PARAMETER);
@@ -978,7 +989,6 @@ static void start_session(struct sedsim *sim, const struct call *c, struct opal_
 		sim->next_tsn = SIM_FIRST_TSN;
 	ns.tsn = sim->next_tsn++;
 	ns.auth = AUTH_BIT(AUTH_ANYBODY) | AUTH_BIT(a);
-	/* One session at a time; a new one replaces an abandoned one. */
 	sim->sess = ns;
 	opal_put_call_begin(o, &OPAL_UID_SMUID, &OPAL_M_SYNCSESSION);
 	opal_put_uint(o, ns.hsn);
