@@ -118,6 +118,7 @@ enum opal_mbrctl_col {
 #define OPAL_COL_AUTHORITY_ENABLED 5
 #define OPAL_COL_SP_LIFECYCLE 6
 #define OPAL_COL_TABLE_ROWS 7
+#define OPAL_COL_TABLE_MANDATORY_WRITE_GRANULARITY 13
 #define OPAL_COL_ACE_BOOLEAN_EXPR 3
 
 #define OPAL_LIFECYCLE_MANUFACTURED_INACTIVE 0x08
@@ -546,6 +547,14 @@ int opal_mbr_get(struct opal_dev *dev, const struct opal_key *admin,
 int opal_mbr_set(struct opal_dev *dev, const struct opal_key *admin, int enable, int done);
 int opal_mbr_write(struct opal_dev *dev, const struct opal_key *admin, uint64_t offset,
 		   const void *buf, size_t len);
+/*
+ * The MBR table's size (its Table row's Rows, in bytes) and
+ * MandatoryWriteGranularity (1 when the drive does not report one).
+ */
+int opal_mbr_geometry(struct opal_session *s, uint64_t *rows, uint64_t *granularity);
+/* Write MBR bytes in an open Admin1 session; offset and len multiples of granularity. */
+int opal_mbr_write_session(struct opal_session *s, uint64_t offset, const void *buf, size_t len,
+			   uint64_t granularity);
 int opal_erase_range(struct opal_dev *dev, const struct opal_key *admin, unsigned range);
 int opal_revert_tper(struct opal_dev *dev, const struct opal_key *sid);
 int opal_psid_revert(struct opal_dev *dev, const struct opal_key *psid);

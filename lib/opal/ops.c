@@ -283,17 +283,28 @@ int opal_mbr_set(struct opal_dev *dev, const struct opal_key *admin, int enable,
 	return finish(s, rc);
 }
 
-/* Set on a byte table: Where = offset, Values = bytes. */
-static int table_write(struct opal_session *s, const opal_uid *table, uint64_t offset,
-		       const uint8_t *p, size_t len)
+/*
+ * Set on a byte table: Where = offset, Values = bytes, in pieces that fit
+ * the TPer's limits and, when gran > 1, are whole multiples of the table's
+ * MandatoryWriteGranularity (offset and len must be too).
+ */
+static int table_write_gran(struct opal_session *s, const opal_uid *table, uint64_t offset,
+			    const uint8_t *p, size_t len, uint64_t gran)
 {
 	uint8_t mem[OPAL_IO_BUFFER];
 	struct opal_buf b;
 	size_t room = opal_session_call_room(s, TABLE_SET_OVERHEAD);
 	int rc = room ? 0 : OPAL_ERR_TOO_LARGE;
 
+	if (gran > 1 && (offset % gran || len % gran))
+		return OPAL_ERR_INVAL;
+	if (gran > 1 && gran > room)
+		return OPAL_ERR_TOO_LARGE;
 	while (!rc && len) {
 		size_t n = table_chunk(len, room);
+
+		if (gran > 1)
+			n -= n % gran;
 
 		opal_buf_init(&b, mem, sizeof(mem));
 		opal_put_call_begin(&b, table, &OPAL_M_SET);
@@ -313,6 +324,38 @@ static int table_write(struct opal_session *s, const opal_uid *table, uint64_t o
 	}
 	explicit_bzero(mem, sizeof(mem));
 	return rc;
+}
+
+static int table_write(struct opal_session *s, const opal_uid *table, uint64_t offset,
+		       const uint8_t *p, size_t len)
+{
+	return table_write_gran(s, table, offset, p, len, 1);
+}
+
+int opal_mbr_geometry(struct opal_session *s, uint64_t *rows, uint64_t *granularity)
+{
+	struct opal_resp *r = calloc(1, sizeof(*r));
+	int rc;
+
+	if (!r)
+		return OPAL_ERR_NOMEM;
+	rc = opal_get_columns(s, &OPAL_UID_TABLE_MBR, OPAL_COL_TABLE_ROWS,
+			      OPAL_COL_TABLE_MANDATORY_WRITE_GRANULARITY, r);
+	if (!rc)
+		rc = opal_resp_column_uint(r, OPAL_COL_TABLE_ROWS, rows);
+	/* A drive that does not report a granularity takes any write. */
+	if (!rc && opal_resp_column_uint(r, OPAL_COL_TABLE_MANDATORY_WRITE_GRANULARITY, granularity))
+		*granularity = 1;
+	if (!rc && !*granularity)
+		*granularity = 1;
+	free(r);
+	return rc;
+}
+
+int opal_mbr_write_session(struct opal_session *s, uint64_t offset, const void *buf, size_t len,
+			   uint64_t granularity)
+{
+	return table_write_gran(s, &OPAL_UID_MBR, offset, buf, len, granularity);
 }
 
 static int table_read(struct opal_session *s, const opal_uid *table, uint64_t offset,

@@ -374,6 +374,64 @@ static void test_mbr(void **state)
 	assert_memory_not_equal(back, mbr, sizeof(mbr));
 	assert_int_equal(run(f, NULL, "mbr", f->drive, "-k", f->key, "--disable", "--not-done", NULL),
 			 EXIT_OK);
+	/* With the shadow MBR on, unlock sets Done (unless --keep-mbr). */
+	assert_int_equal(run(f, NULL, "mbr", f->drive, "-k", f->key, "--enable", "--not-done", NULL),
+			 EXIT_OK);
+	power_cycle(f);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, "--keep-mbr", NULL), EXIT_OK);
+	assert_int_equal(read_block(f, 0, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, mbr, sizeof(mbr));
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, NULL), EXIT_OK);
+	assert_int_equal(read_block(f, 0, back), SEDSIM_IO_OK);
+	assert_memory_not_equal(back, mbr, sizeof(mbr));
+}
+
+/*
+ * mbr --write streams an image of any size the table holds (3 MiB and a
+ * bit, not a multiple of anything) and refuses a larger one; the shadow
+ * then shows the whole image, its last block included.
+ */
+static void test_mbr_large_image(void **state)
+{
+	struct fx *f = *state;
+	struct sedsim_config cfg = { .blocks = 16384, .serial = "BIGMBR", .try_limit = 3 };
+	size_t size = 3 * 1024 * 1024 + 700;
+	uint8_t *img = malloc(size), back[SEDSIM_BLOCK], want[SEDSIM_BLOCK];
+	char path[96], big[96], drive[96];
+	struct sedsim *sim;
+	FILE *fp;
+
+	assert_non_null(img);
+	for (size_t i = 0; i < size; i++)
+		img[i] = (uint8_t)(i * 7 + i / 4096);
+	snprintf(drive, sizeof(drive), "%s/big", f->dir);
+	assert_int_equal(mkdir(drive, 0700), 0);
+	assert_int_equal(sedsim_create(drive, &cfg), 0);
+	snprintf(path, sizeof(path), "%s/mbr.img", f->dir);
+	write_file(path, img, size);
+	assert_int_equal(run(f, NULL, "keygen", f->key, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "setup", drive, "-k", f->key, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "mbr", drive, "-k", f->key, "--write", path, "--enable", "-v",
+			     NULL), EXIT_OK);
+	assert_non_null(strstr(f->err, "3146428 bytes written"));
+	assert_int_equal(sedsim_open(drive, false, &sim), 0);
+	/* The last, partial block of the image, then zeros. */
+	memset(want, 0, sizeof(want));
+	memcpy(want, img + (size / SEDSIM_BLOCK) * SEDSIM_BLOCK, size % SEDSIM_BLOCK);
+	assert_int_equal(sedsim_read(sim, size / SEDSIM_BLOCK, 1, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, want, sizeof(want));
+	assert_int_equal(sedsim_read(sim, 4096, 1, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, img + 4096 * SEDSIM_BLOCK, sizeof(back));
+	sedsim_close(sim);
+	/* Larger than the table: refused, nothing written. */
+	snprintf(big, sizeof(big), "%s/huge.img", f->dir);
+	fp = fopen(big, "wb");
+	assert_non_null(fp);
+	assert_int_equal(ftruncate(fileno(fp), (off_t)1 << 31), 0);
+	fclose(fp);
+	assert_int_equal(run(f, NULL, "mbr", drive, "-k", f->key, "--write", big, NULL), EXIT_USAGE);
+	assert_non_null(strstr(f->err, "the drive's shadow MBR holds 1 to"));
+	free(img);
 }
 
 static void test_revert_psid(void **state)
@@ -802,6 +860,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_range_setup_and_erase, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_change_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mbr, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mbr_large_image, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_psid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sedutil_hash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sedutil512_hash, setup, teardown),

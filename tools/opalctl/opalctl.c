@@ -893,6 +893,99 @@ static int cmd_change_key(struct ctx *c)
 	return 0;
 }
 
+/*
+ * Stream an image of any size into the shadow MBR table in one Admin1
+ * session: checked against the table's size and write granularity first
+ * (the last piece is padded with zeros up to the granularity), read in
+ * chunks, and a short read is an error, never a silently shorter image.
+ */
+#define MBR_READ_CHUNK (1u << 20)
+
+static int mbr_write_image(struct ctx *c, const struct opal_key *k)
+{
+	struct opal_session *s = NULL;
+	uint64_t rows = 0, gran = 1, size, done = 0;
+	uint8_t *buf = NULL;
+	struct stat st;
+	int fd, rc;
+
+	if (!c->dev->opal)
+		return fail(c, EXIT_UNSUPPORTED, "mbr --write: the kernel has no operation for it: use --transport nvme or scsi");
+	fd = open(c->mbr_file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		rc = fail(c, EXIT_USAGE, "mbr --write %s: %s", c->mbr_file,
+			  fd < 0 ? strerror(errno) : "not a regular file");
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	size = (uint64_t)st.st_size;
+	rc = opal_admin1_session(c->dev->opal, k, &s);
+	if (!rc)
+		rc = opal_mbr_geometry(s, &rows, &gran);
+	if (rc) {
+		opal_uid ca1 = opal_uid_c_pin_admin(1);
+
+		opal_end_session(s);
+		close(fd);
+		return fail_opal(c, "mbr --write: reading the MBR table's size", rc, &OPAL_UID_LOCKINGSP,
+				 &ca1);
+	}
+	if (!size || size > rows || gran > MBR_READ_CHUNK) {
+		opal_end_session(s);
+		close(fd);
+		return fail(c, EXIT_USAGE, "mbr --write %s: the image is %" PRIu64 " bytes; the drive's shadow MBR holds 1 to %" PRIu64,
+			    c->mbr_file, size, rows);
+	}
+	buf = malloc(MBR_READ_CHUNK);
+	rc = buf ? 0 : OPAL_ERR_NOMEM;
+	while (!rc && done < size) {
+		size_t want = size - done < MBR_READ_CHUNK ? (size_t)(size - done) : MBR_READ_CHUNK;
+		size_t got = 0, len;
+
+		while (got < want) {
+			ssize_t n = read(fd, buf + got, want - got);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		if (got != want) {
+			opal_end_session(s);
+			close(fd);
+			free(buf);
+			return fail(c, EXIT_USAGE, "mbr --write %s: short read at byte %" PRIu64 " (%s): nothing more written; the shadow MBR now holds a partial image",
+				    c->mbr_file, done + got, got < want && errno ? strerror(errno) : "file shrank");
+		}
+		len = got;
+		if (len % gran) {	/* only the last piece: pad up to the granularity */
+			size_t pad = (size_t)(gran - len % gran);
+
+			if (done + len + pad > rows)
+				pad = 0;
+			memset(buf + len, 0, pad);
+			len += pad;
+		}
+		rc = opal_mbr_write_session(s, done, buf, len, gran);
+		done += got;
+	}
+	free(buf);
+	close(fd);
+	if (s) {
+		int end = opal_end_session(s);
+
+		rc = rc ? rc : end;
+	}
+	if (rc)
+		return fail_opal(c, "mbr: writing the shadow MBR", rc, NULL, NULL);
+	if (c->verbose)
+		fprintf(c->err, "opalctl: mbr: %" PRIu64 " bytes written (table %" PRIu64 " bytes, granularity %" PRIu64 ")\n",
+			size, rows, gran);
+	return 0;
+}
+
 static int cmd_mbr(struct ctx *c)
 {
 	struct secret *key;
@@ -906,29 +999,31 @@ static int cmd_mbr(struct ctx *c)
 		return rc;
 	k = key_of(key);
 	if (c->mbr_file) {
-		FILE *f = fopen(c->mbr_file, "rb");
-		uint8_t *img = malloc(1u << 20);
-		size_t n = 0;
-
-		if (!f || !img) {
-			free(img);
-			if (f)
-				fclose(f);
-			secret_free(key);
-			return fail(c, EXIT_USAGE, "mbr --write %s: cannot open: %s", c->mbr_file,
-				    strerror(errno));
-		}
-		n = fread(img, 1, 1u << 20, f);
-		fclose(f);
-		rc = c->dev->opal ? opal_mbr_write(c->dev->opal, &k, 0, img, n) : OPAL_ERR_UNSUPPORTED;
-		free(img);
+		rc = mbr_write_image(c, &k);
 		if (rc) {
 			secret_free(key);
-			return fail_opal(c, "mbr: writing the shadow MBR", rc, NULL, NULL);
+			return rc;
 		}
 	}
-	if ((c->mbr_enable >= 0 || c->mbr_done >= 0) && c->dev->kernel_fd >= 0)
-		rc = opalctl_kernel_mbr(c->dev, &k, c->mbr_enable, c->mbr_done);
+	if ((c->mbr_enable >= 0 || c->mbr_done >= 0) && c->dev->kernel_fd >= 0) {
+		int done = c->mbr_done;
+		struct opal_discovery d;
+
+		/*
+		 * The kernel's IOC_OPAL_ENABLE_DISABLE_MBR also sets Done to the
+		 * same value: put Done back as it was unless it was asked for, so
+		 * that --enable does the same through either backend.
+		 */
+		if (c->mbr_enable >= 0 && done < 0) {
+			rc = need_discovery(c, &d);
+			if (rc) {
+				secret_free(key);
+				return rc;
+			}
+			done = (d.locking_flags & OPAL_LF_MBR_DONE) != 0;
+		}
+		rc = opalctl_kernel_mbr(c->dev, &k, c->mbr_enable, done);
+	}
 	else if (c->mbr_enable >= 0 || c->mbr_done >= 0)
 		rc = opal_mbr_set(c->dev->opal, &k, c->mbr_enable, c->mbr_done);
 	secret_free(key);
