@@ -628,6 +628,142 @@ static void test_reverts(void **state)
 	assert_memory_not_equal(back, data, sizeof(data));
 }
 
+/*
+ * A call's payload exactly as the kernel's sed-opal sent it: RevertSP
+ * with KeepGlobalRangeKey (tests/unit/golden/kernel-6.12/revert-lsp-keep.hex
+ * and revert-lsp.hex), sent in an Admin1 session. The TPer ends the
+ * session after a successful RevertSP.
+ */
+static const char REVERTSP_KEEP[] = "f8a80000000000000001a80000000600000011f0f28306000001f3f1f9f0000000f1";
+static const char REVERTSP_NOKEEP[] = "f8a80000000000000001a80000000600000011f0f28306000000f3f1f9f0000000f1";
+
+/* One call in a session: its method status (or a lib/opal error). */
+static int call_status(struct opal_session *s, struct opal_buf *b)
+{
+	struct opal_resp *r = calloc(1, sizeof(*r));
+	int rc;
+
+	assert_non_null(r);
+	rc = opal_session_call(s, b, r);
+	free(r);
+	return rc;
+}
+
+static int call_hex(struct opal_session *s, const char *hex)
+{
+	uint8_t mem[256];
+	struct opal_buf b;
+
+	opal_buf_init(&b, mem, sizeof(mem));
+	for (size_t i = 0; hex[2 * i]; i++) {
+		unsigned v;
+
+		assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
+		mem[i] = (uint8_t)v;
+		b.len = i + 1;
+	}
+	return call_status(s, &b);
+}
+
+static int revertsp_hex(struct fx *f, const char *hex)
+{
+	struct opal_session *s;
+	int rc;
+
+	assert_int_equal(opal_admin1_session(f->dev, &KEY, &s), 0);
+	rc = call_hex(s, hex);
+	if (rc)
+		assert_int_equal(opal_end_session(s), 0);
+	else
+		free(s);	/* the TPer ended it: nothing to send */
+	return rc;
+}
+
+/*
+ * RevertSP honours KeepGlobalRangeKey: the global range keeps its key and
+ * data, the other ranges are reverted and rekeyed; refused while the
+ * global range is locked; a later Admin SP Revert leaves the kept data.
+ */
+static void test_revertsp_keep(void **state)
+{
+	struct fx *f = *state;
+	struct opal_range g = { .n = 0, .read_lock_enabled = true, .write_lock_enabled = true };
+	uint8_t d0[SEDSIM_BLOCK], d1[SEDSIM_BLOCK], back[SEDSIM_BLOCK];
+	uint64_t lc;
+
+	fill(d0, sizeof(d0), 31);
+	fill(d1, sizeof(d1), 47);
+	two_ranges(f);
+	assert_int_equal(opal_setup_range(f->dev, &KEY, &g), 0);
+	assert_int_equal(sedsim_write(f->sim, 8, 1, d0), SEDSIM_IO_OK);	/* global range */
+	assert_int_equal(sedsim_write(f->sim, 64, 1, d1), SEDSIM_IO_OK);	/* range 1 */
+	/* Locked global range: FAIL, nothing changes. */
+	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 0, OPAL_LOCKED), 0);
+	assert_int_equal(revertsp_hex(f, REVERTSP_KEEP), OPAL_ST_FAIL);
+	assert_int_equal(opal_locking_sp_lifecycle(f->dev, &lc), 0);
+	assert_int_equal(lc, OPAL_LIFECYCLE_MANUFACTURED);
+	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 0, OPAL_UNLOCKED_RW), 0);
+	/* Malformed: KeepGlobalRangeKey 2, an unknown parameter. */
+	assert_int_equal(revertsp_hex(f, "f8a80000000000000001a80000000600000011f0f28306000002f3f1f9f0000000f1"),
+			 OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(revertsp_hex(f, "f8a80000000000000001a80000000600000011f0f28306000101f3f1f9f0000000f1"),
+			 OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(revertsp_hex(f, REVERTSP_KEEP), 0);
+	assert_int_equal(opal_locking_sp_lifecycle(f->dev, &lc), 0);
+	assert_int_equal(lc, OPAL_LIFECYCLE_MANUFACTURED_INACTIVE);
+	assert_int_equal(sedsim_read(f->sim, 8, 1, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, d0, sizeof(d0));
+	assert_int_equal(sedsim_read(f->sim, 64, 1, back), SEDSIM_IO_OK);
+	assert_memory_not_equal(back, d1, sizeof(d1));
+	/* The Admin SP's Revert of a drive whose Locking SP is inactive keeps it too. */
+	assert_int_equal(opal_revert_tper(f->dev, &KEY), 0);
+	assert_int_equal(sedsim_read(f->sim, 8, 1, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, d0, sizeof(d0));
+	/* Without keep (the kernel sends KeepGlobalRangeKey = 0): the global range too. */
+	own_and_activate(f);
+	assert_int_equal(revertsp_hex(f, REVERTSP_NOKEEP), 0);
+	assert_int_equal(sedsim_read(f->sim, 8, 1, back), SEDSIM_IO_OK);
+	assert_memory_not_equal(back, d0, sizeof(d0));
+}
+
+/*
+ * Erase of a locking range: a new key (the data is gone), the locking of
+ * the range reset (enabled and locked flags False), its place kept.
+ */
+static void test_erase_method(void **state)
+{
+	struct fx *f = *state;
+	uint8_t d1[SEDSIM_BLOCK], back[SEDSIM_BLOCK], mem[64];
+	opal_uid r1 = opal_uid_locking_range(1);
+	struct opal_session *s;
+	struct opal_range r;
+	struct opal_buf b;
+
+	fill(d1, sizeof(d1), 5);
+	two_ranges(f);
+	assert_int_equal(sedsim_write(f->sim, 64, 1, d1), SEDSIM_IO_OK);
+	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 1, OPAL_LOCKED), 0);
+	assert_int_equal(opal_admin1_session(f->dev, &KEY, &s), 0);
+	opal_buf_init(&b, mem, sizeof(mem));
+	opal_put_call_begin(&b, &r1, &OPAL_M_ERASE);
+	opal_put_uint(&b, 1);		/* Erase takes no parameters */
+	opal_put_call_end(&b, 0);
+	assert_int_equal(call_status(s, &b), OPAL_ST_INVALID_PARAMETER);
+	opal_buf_init(&b, mem, sizeof(mem));
+	opal_put_call_begin(&b, &r1, &OPAL_M_ERASE);
+	opal_put_call_end(&b, 0);
+	assert_int_equal(call_status(s, &b), 0);
+	assert_int_equal(opal_end_session(s), 0);
+	assert_int_equal(opal_get_range(f->dev, &KEY, 1, &r), 0);
+	assert_int_equal(r.start, 64);
+	assert_int_equal(r.length, 64);
+	assert_false(r.read_lock_enabled || r.write_lock_enabled || r.read_locked || r.write_locked);
+	assert_int_equal(sedsim_read(f->sim, 64, 1, back), SEDSIM_IO_OK);
+	assert_memory_not_equal(back, d1, sizeof(d1));
+	assert_int_equal(sedsim_power_cycle(f->sim), 0);
+	assert_int_equal(sedsim_read(f->sim, 64, 1, back), SEDSIM_IO_OK);
+}
+
 static void test_state_persists(void **state)
 {
 	struct fx *f = *state;
@@ -1350,6 +1486,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_datastore_random, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reverts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_persists, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revertsp_keep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_erase_method, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_properties_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_properties_small_tper, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_properties_host_limits, setup, teardown),

@@ -789,12 +789,91 @@ static void revert_admin_sp(struct sedsim *sim)
 {
 	struct sim_state *st = &sim->st;
 
-	/* Back to factory: SID = MSID, Locking SP inactive, all data erased. */
+	/*
+	 * Back to factory: SID = MSID. An active Locking SP is reverted with
+	 * it, all range keys regenerated. A Locking SP already
+	 * Manufactured-Inactive keeps its keys: that is how RevertSP with
+	 * KeepGlobalRangeKey followed by Revert returns a drive to factory
+	 * state without erasing the global range (the kernel's
+	 * IOC_OPAL_REVERT_LSP with OPAL_PRESERVE, then IOC_OPAL_REVERT_TPR,
+	 * as nvme-cli's sed revert does).
+	 */
 	st->sid.len = st->msid.len;
 	memcpy(st->sid.pin, st->msid.pin, st->msid.len);
 	st->sid.tries = 0;
 	st->psid.tries = 0;
+	if (lsp_active(st))
+		sim_factory_locking_sp(st);
+}
+
+/* Named parameter of RevertSP (Opal SSC 5.1.3): KeepGlobalRangeKey, a boolean. */
+#define REVERTSP_KEEP_GLOBAL_RANGE_KEY 0x060000
+
+/* RevertSP's parameters: none, or KeepGlobalRangeKey = 0 or 1; anything else is refused. */
+static int revertsp_params(const struct call *c, bool *keep)
+{
+	const struct opal_tokens *t = c->t;
+
+	*keep = false;
+	for (size_t i = c->p0; i < c->pend; i += 4) {
+		if (i + 4 > c->pend || !opal_tok_is(&t->tok[i], OPAL_TOK_STARTNAME) ||
+		    !is_uint(t, i + 1) || t->tok[i + 1].uint != REVERTSP_KEEP_GLOBAL_RANGE_KEY ||
+		    !is_uint(t, i + 2) || t->tok[i + 2].uint > 1 ||
+		    !opal_tok_is(&t->tok[i + 3], OPAL_TOK_ENDNAME))
+			return OPAL_ST_INVALID_PARAMETER;
+		*keep = t->tok[i + 2].uint == 1;
+	}
+	return 0;
+}
+
+static bool range_locked(const struct sim_range *r)
+{
+	return (r->rle && r->rl) || (r->wle && r->wl);
+}
+
+/*
+ * RevertSP on the Locking SP: back to Manufactured-Inactive, every range
+ * reset and rekeyed, except that with KeepGlobalRangeKey the global
+ * range's media key (and so its data) survives. A global range that is
+ * read- or write-locked cannot keep its key: the method fails with FAIL
+ * and changes nothing (the Opal SSC's RevertSP; nvme-cli refuses to send
+ * it to a locked drive for the same reason).
+ */
+static int revert_locking_sp(struct sedsim *sim, const struct call *c)
+{
+	struct sim_state *st = &sim->st;
+	uint8_t key[SEDSIM_KEY_LEN];
+	bool keep;
+	int rc = revertsp_params(c, &keep);
+
+	if (rc)
+		return rc;
+	if (keep && range_locked(&st->range[0]))
+		return OPAL_ST_FAIL;
+	memcpy(key, st->range[0].key, sizeof(key));
 	sim_factory_locking_sp(st);
+	if (keep)
+		memcpy(st->range[0].key, key, sizeof(key));
+	explicit_bzero(key, sizeof(key));
+	return 0;
+}
+
+/*
+ * Erase on a Locking object (Opal SSC, Single User Mode feature set):
+ * a cryptographic erase of the range and a reset of its locking. The
+ * media key is regenerated and ReadLockEnabled, WriteLockEnabled,
+ * ReadLocked and WriteLocked become False, so the erased range is
+ * readable (as zeroes of a new key would be) and does not lock at the
+ * next power cycle. RangeStart and RangeLength are not among the columns
+ * Erase resets: the range keeps its place (sedutil's setup_SUM re-reads
+ * them after Erase only to correct a range activation left elsewhere).
+ */
+static int erase_range(struct sim_range *r)
+{
+	if (sim_new_key(r))
+		return OPAL_ST_TPER_MALFUNCTION;
+	r->rle = r->wle = r->rl = r->wl = 0;
+	return 0;
 }
 
 static void clear_tables(struct sedsim *sim)
@@ -902,15 +981,31 @@ static int dispatch(struct sedsim *sim, const struct call *c, struct opal_buf *o
 	    s->sp == SP_LOCKING) {
 		if (!is_admin(s))
 			return OPAL_ST_NOT_AUTHORIZED;
-		sim_factory_locking_sp(st);
+		rc = revert_locking_sp(sim, c);
+		if (rc)
+			return rc;
 		return reverted(sim, o, close_after);
 	}
-	if ((opal_uid_eq(&c->meth, &OPAL_M_GENKEY) && ob.kind == OBJ_KAES) ||
-	    (opal_uid_eq(&c->meth, &OPAL_M_ERASE) && ob.kind == OBJ_LOCKING)) {
+	if (opal_uid_eq(&c->meth, &OPAL_M_GENKEY) && ob.kind == OBJ_KAES) {
 		if (!is_admin(s))
 			return OPAL_ST_NOT_AUTHORIZED;
+		if (c->p0 != c->pend)
+			return OPAL_ST_INVALID_PARAMETER;
 		if (sim_new_key(&st->range[ob.idx]) || sim_save(sim))
 			return OPAL_ST_TPER_MALFUNCTION;
+		reply_empty(o, 0);
+		return 0;
+	}
+	if (opal_uid_eq(&c->meth, &OPAL_M_ERASE) && ob.kind == OBJ_LOCKING) {
+		if (!is_admin(s))
+			return OPAL_ST_NOT_AUTHORIZED;
+		if (c->p0 != c->pend)
+			return OPAL_ST_INVALID_PARAMETER;
+		rc = erase_range(&st->range[ob.idx]);
+		if (!rc && sim_save(sim))
+			rc = OPAL_ST_TPER_MALFUNCTION;
+		if (rc)
+			return rc;
 		reply_empty(o, 0);
 		return 0;
 	}
