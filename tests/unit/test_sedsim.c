@@ -697,12 +697,13 @@ static void test_revertsp_keep(void **state)
 	assert_int_equal(opal_setup_range(f->dev, &KEY, &g), 0);
 	assert_int_equal(sedsim_write(f->sim, 8, 1, d0), SEDSIM_IO_OK);	/* global range */
 	assert_int_equal(sedsim_write(f->sim, 64, 1, d1), SEDSIM_IO_OK);	/* range 1 */
-	/* Locked global range: FAIL, nothing changes. */
+	/* Global range read- and write-locked: FAIL, nothing changes (Opal SSC 5.1.3). */
 	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 0, OPAL_LOCKED), 0);
 	assert_int_equal(revertsp_hex(f, REVERTSP_KEEP), OPAL_ST_FAIL);
 	assert_int_equal(opal_locking_sp_lifecycle(f->dev, &lc), 0);
 	assert_int_equal(lc, OPAL_LIFECYCLE_MANUFACTURED);
-	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 0, OPAL_UNLOCKED_RW), 0);
+	/* Read-unlocked (still write-locked) is enough to keep the key. */
+	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 0, OPAL_UNLOCKED_RO), 0);
 	/* Malformed: KeepGlobalRangeKey 2, an unknown parameter. */
 	assert_int_equal(revertsp_hex(f, "f8a80000000000000001a80000000600000011f0f28306000002f3f1f9f0000000f1"),
 			 OPAL_ST_INVALID_PARAMETER);

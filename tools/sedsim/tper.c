@@ -792,7 +792,8 @@ static void revert_admin_sp(struct sedsim *sim)
 	/*
 	 * Back to factory: SID = MSID. An active Locking SP is reverted with
 	 * it, all range keys regenerated. A Locking SP already
-	 * Manufactured-Inactive keeps its keys: that is how RevertSP with
+	 * Manufactured-Inactive is not affected and no user data is removed
+	 * (Opal SSC 5.1.2.2): that is how RevertSP with
 	 * KeepGlobalRangeKey followed by Revert returns a drive to factory
 	 * state without erasing the global range (the kernel's
 	 * IOC_OPAL_REVERT_LSP with OPAL_PRESERVE, then IOC_OPAL_REVERT_TPR,
@@ -826,18 +827,19 @@ static int revertsp_params(const struct call *c, bool *keep)
 	return 0;
 }
 
-static bool range_locked(const struct sim_range *r)
+/* Read-locked and write-locked both: no way into the range's data. */
+static bool range_fully_locked(const struct sim_range *r)
 {
-	return (r->rle && r->rl) || (r->wle && r->wl);
+	return r->rle && r->rl && r->wle && r->wl;
 }
 
 /*
- * RevertSP on the Locking SP: back to Manufactured-Inactive, every range
- * reset and rekeyed, except that with KeepGlobalRangeKey the global
- * range's media key (and so its data) survives. A global range that is
- * read- or write-locked cannot keep its key: the method fails with FAIL
- * and changes nothing (the Opal SSC's RevertSP; nvme-cli refuses to send
- * it to a locked drive for the same reason).
+ * RevertSP on the Locking SP (Opal SSC 5.1.3): back to
+ * Manufactured-Inactive, every range reset and rekeyed, except that with
+ * KeepGlobalRangeKey the global range's media key (and so its data)
+ * survives when the global range is read-unlocked or write-unlocked. If
+ * it is both read-locked and write-locked, RevertSP with
+ * KeepGlobalRangeKey fails with FAIL and changes nothing.
  */
 static int revert_locking_sp(struct sedsim *sim, const struct call *c)
 {
@@ -848,7 +850,7 @@ static int revert_locking_sp(struct sedsim *sim, const struct call *c)
 
 	if (rc)
 		return rc;
-	if (keep && range_locked(&st->range[0]))
+	if (keep && range_fully_locked(&st->range[0]))
 		return OPAL_ST_FAIL;
 	memcpy(key, st->range[0].key, sizeof(key));
 	sim_factory_locking_sp(st);
