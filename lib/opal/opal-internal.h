@@ -19,6 +19,7 @@ struct opal_dev {
 	size_t send_max;	/* largest ComPacket (IF-SEND transfer) we send */
 	size_t reply_max;	/* largest ComPacket the TPer will answer with */
 	size_t token_max;	/* largest single token (header included) we send */
+	bool reset_on_busy;	/* Stack Reset once when StartSession gets SP_BUSY */
 };
 
 /* Opal SSC minimum sizes (4.1.1.1): every Opal TPer takes them. */
@@ -54,7 +55,5 @@ int opal_get_columns(struct opal_session *s, const opal_uid *obj, unsigned first
 void opal_put_set_begin(struct opal_buf *b, const opal_uid *obj);
 void opal_put_set_end(struct opal_buf *b);
 int opal_call_simple(struct opal_session *s, struct opal_buf *b);
-/* Forget a session the TPer already closed (after Revert, RevertSP). */
-void opal_session_drop(struct opal_session *s);
 
 #endif

@@ -475,6 +475,16 @@ int opal_discovery0_raw(struct opal_dev *dev, uint8_t *buf, size_t cap, size_t *
 int opal_start_session(struct opal_dev *dev, const opal_uid *sp, const opal_uid *auth,
 		       const struct opal_key *key, bool write, struct opal_session **out);
 int opal_end_session(struct opal_session *s);
+/*
+ * Stack Reset (ComID management, protocol 2): the TPer aborts every open
+ * session and pending response on our ComID. 0, OPAL_ST_FAIL when the TPer
+ * reports failure, or a transport/protocol error.
+ */
+int opal_stack_reset(struct opal_dev *dev);
+/* Forget a session the TPer already ended (Revert, a Stack Reset): sends nothing. */
+void opal_session_drop(struct opal_session *s);
+/* Let opal_start_session reset the stack once when the TPer answers SP_BUSY. */
+void opal_dev_set_reset_on_busy(struct opal_dev *dev, bool on);
 /* Send the call in b (built with opal_put_call_begin/end), parse the reply. */
 int opal_session_call(struct opal_session *s, struct opal_buf *b, struct opal_resp *r);
 int opal_authenticate(struct opal_session *s, const opal_uid *auth, const struct opal_key *key);

@@ -13,6 +13,11 @@
 #include "opal-internal.h"
 
 #define TCG_PROTOCOL_1 0x01
+/* ComID management (Core Spec 3.3.4.7): Verify ComID Valid, Stack Reset. */
+#define TCG_PROTOCOL_2 0x02
+#define COMID_REQ_STACK_RESET 2
+/* IF-RECV length for a ComID management response: the header and a 4-byte status, padded. */
+#define COMID_RESP_LEN 512
 #define L0_COMID 0x0001
 #define DEFAULT_TIMEOUT_MS 10000
 #define FIRST_HSN 0x66647301u	/* any nonzero value: ours, echoed back */
@@ -318,8 +323,94 @@ static int ensure_props(struct opal_dev *dev)
 	return 0;
 }
 
+static void put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static uint16_t get_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * STACK_RESET on our ComID (protocol 2): ComID, extension, request code 2;
+ * the answer (fetched by IF-RECV on protocol 2) repeats the three, then a
+ * reserved word, the available data length (0: not ready yet, ask again)
+ * and a 4-byte status, 0 for success. The TPer aborts every session and
+ * pending response on the ComID and forgets the host's Properties.
+ */
+int opal_stack_reset(struct opal_dev *dev)
+{
+	uint8_t req[COMID_RESP_LEN] = { 0 }, resp[COMID_RESP_LEN];
+	uint64_t deadline;
+	int rc = opal_ensure_comid(dev);
+
+	if (rc)
+		return rc;
+	put_be16(req, dev->comid);
+	req[7] = COMID_REQ_STACK_RESET;
+	rc = tp_send(dev, TCG_PROTOCOL_2, dev->comid, req, sizeof(req));
+	if (rc)
+		return rc;
+	deadline = now_ms() + dev->timeout_ms;
+	for (;;) {
+		memset(resp, 0, sizeof(resp));
+		rc = tp_recv(dev, TCG_PROTOCOL_2, dev->comid, resp, sizeof(resp));
+		if (rc)
+			return rc;
+		if (get_be16(resp) != dev->comid || get_be16(resp + 2) ||
+		    get_be32(resp + 4) != COMID_REQ_STACK_RESET)
+			return OPAL_ERR_PROTOCOL;
+		if (get_be16(resp + 10) >= 4)
+			break;
+		if (get_be16(resp + 10))
+			return OPAL_ERR_PROTOCOL;
+		if (now_ms() >= deadline)
+			return OPAL_ERR_TIMEOUT;
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000L }, NULL);
+	}
+	if (get_be32(resp + 12))
+		return OPAL_ST_FAIL;	/* the TPer says the reset failed */
+	/* Properties go back to the TPer's initial assumptions: exchange them anew. */
+	dev->have_props = false;
+	dev->send_max = OPAL_MIN_COMPACKET;
+	dev->reply_max = OPAL_MIN_COMPACKET;
+	dev->token_max = OPAL_MIN_IND_TOKEN;
+	return 0;
+}
+
+void opal_dev_set_reset_on_busy(struct opal_dev *dev, bool on)
+{
+	dev->reset_on_busy = on;
+}
+
+static int start_session_once(struct opal_dev *dev, const opal_uid *sp, const opal_uid *auth,
+			      const struct opal_key *key, bool write, struct opal_session **out);
+
 int opal_start_session(struct opal_dev *dev, const opal_uid *sp, const opal_uid *auth,
 		       const struct opal_key *key, bool write, struct opal_session **out)
+{
+	int rc = start_session_once(dev, sp, auth, key, write, out);
+
+	/*
+	 * SP_BUSY: a session is open on the TPer (one a crashed host left
+	 * behind, with MaxSessions 1). When allowed, reset the stack once and
+	 * try again.
+	 */
+	if (rc == OPAL_ST_SP_BUSY && dev->reset_on_busy && !opal_stack_reset(dev))
+		rc = start_session_once(dev, sp, auth, key, write, out);
+	return rc;
+}
+
+static int start_session_once(struct opal_dev *dev, const opal_uid *sp, const opal_uid *auth,
+			      const struct opal_key *key, bool write, struct opal_session **out)
 {
 	uint8_t mem[OPAL_IO_BUFFER];
 	struct opal_buf b;

@@ -130,8 +130,11 @@ int opalctl_dev_open(const char *path, const char *transport, unsigned int timeo
 		opalctl_dev_close(dev);
 		return rc;
 	}
-	if (dev->opal)
+	if (dev->opal) {
 		opal_dev_set_timeout(dev->opal, timeout_ms);
+		/* A session a crashed host left open answers SP_BUSY: reset it once. */
+		opal_dev_set_reset_on_busy(dev->opal, true);
+	}
 	*out = dev;
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1555,11 +1556,24 @@ int opalctl_run(int argc, char **argv, FILE *in, FILE *out, FILE *err)
 				  "cannot open %s (transport %s): %s: check the path, permissions and --transport",
 				  c.devpath, c.transport, why);
 		} else {
+			sigset_t term, old;
+
 			if (c.verbose)
 				fprintf(c.err, "opalctl: %s: %s through %s\n", c.cmd, c.devpath,
 					c.dev->transport);
+			/*
+			 * SIGINT/SIGTERM wait until our sessions are ended: a
+			 * session left open would keep the drive busy (every
+			 * wait on the drive is bounded by --timeout).
+			 */
+			sigemptyset(&term);
+			sigaddset(&term, SIGINT);
+			sigaddset(&term, SIGTERM);
+			sigaddset(&term, SIGHUP);
+			sigprocmask(SIG_BLOCK, &term, &old);
 			rc = cmd->run(&c);
 			opalctl_dev_close(c.dev);
+			sigprocmask(SIG_SETMASK, &old, NULL);
 		}
 	}
 	if (!rc)
