@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -564,6 +566,67 @@ static void test_mbr_shadow(void **state)
 	assert_int_equal(sedsim_power_cycle(f->sim), 0);
 	assert_int_equal(sedsim_read(f->sim, 1, 1, back), SEDSIM_IO_OK);
 	assert_memory_equal(back, img + SEDSIM_BLOCK, SEDSIM_BLOCK);
+}
+
+/* Bytes the file at dir/name really occupies on disk. */
+static uint64_t allocated(const struct fx *f, const char *name, uint64_t *size)
+{
+	char path[128];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
+	assert_int_equal(stat(path, &sb), 0);
+	*size = (uint64_t)sb.st_size;
+	return (uint64_t)sb.st_blocks * 512;
+}
+
+/*
+ * The shadow MBR is as large as real drives have it (128 MiB), the
+ * DataStore 10 MiB, both announced in their Table rows; their files stay
+ * sparse when written far in and are emptied by truncation on Revert.
+ */
+static void test_byte_tables_sized_and_sparse(void **state)
+{
+	struct fx *f = *state;
+	uint8_t img[4096], back[4096];
+	struct opal_session *s;
+	uint64_t v, size;
+	char path[128];
+	int fd;
+
+	assert_true(allocated(f, "mbr", &size) < (1u << 20));
+	assert_int_equal(size, 128u << 20);
+	assert_true(allocated(f, "datastore", &size) < (1u << 20));
+	assert_int_equal(size, 10u << 20);
+	own_and_activate(f);
+	assert_int_equal(opal_admin1_session(f->dev, &KEY, &s), 0);
+	assert_int_equal(opal_get_column_uint(s, &OPAL_UID_TABLE_MBR, OPAL_COL_TABLE_ROWS, &v), 0);
+	assert_int_equal(v, 128u << 20);
+	assert_int_equal(opal_get_column_uint(s, &OPAL_UID_TABLE_MBR, 13, &v), 0);	/* MandatoryWriteGranularity */
+	assert_int_equal(v, 1);
+	assert_int_equal(opal_get_column_uint(s, &OPAL_UID_TABLE_MBR, 14, &v), 0);	/* RecommendedAccessGranularity */
+	assert_int_equal(v, SEDSIM_BLOCK);
+	assert_int_equal(opal_get_column_uint(s, &OPAL_UID_TABLE_DATASTORE, OPAL_COL_TABLE_ROWS, &v), 0);
+	assert_int_equal(v, 10u << 20);
+	assert_int_equal(opal_end_session(s), 0);
+	/* The last 4 KiB of the table: written, and the file still sparse. */
+	fill(img, sizeof(img), 13);
+	assert_int_equal(opal_mbr_write(f->dev, &KEY, (128u << 20) - sizeof(img), img, sizeof(img)), 0);
+	assert_int_equal(opal_mbr_write(f->dev, &KEY, 128u << 20, img, 1), OPAL_ST_INVALID_PARAMETER);
+	assert_true(allocated(f, "mbr", &size) < (1u << 20));
+	snprintf(path, sizeof(path), "%s/mbr", f->dir);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, back, sizeof(back), (128 << 20) - sizeof(back)), sizeof(back));
+	assert_memory_equal(back, img, sizeof(img));
+	/* Revert empties it by truncation: zeroes, nothing allocated. */
+	assert_int_equal(opal_revert_tper(f->dev, &KEY), 0);
+	assert_int_equal(pread(fd, back, sizeof(back), (128 << 20) - sizeof(back)), sizeof(back));
+	close(fd);
+	memset(img, 0, sizeof(img));
+	assert_memory_equal(back, img, sizeof(img));
+	assert_true(allocated(f, "mbr", &size) < 64 * 1024);
+	assert_int_equal(size, 128u << 20);
 }
 
 static void test_datastore_random(void **state)
@@ -1485,6 +1548,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ace_drive_side, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mbr_shadow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_datastore_random, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_byte_tables_sized_and_sparse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reverts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_persists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revertsp_keep, setup, teardown),

@@ -125,6 +125,7 @@ void sim_factory_locking_sp(struct sim_state *st);
 int sim_random(void *buf, size_t len);
 int sim_new_key(struct sim_range *r);
 int sim_table_io(struct sedsim *sim, bool mbr, bool write, uint64_t off, void *buf, size_t len);
+int sim_tables_clear(struct sedsim *sim);
 void sim_handle_packet(struct sedsim *sim, const uint8_t *buf, size_t len);
 size_t sim_discovery(const struct sedsim *sim, uint8_t *out, size_t cap);
 /* Protocol 2 (ComID management): a request from IF-SEND, its answer for IF-RECV. */

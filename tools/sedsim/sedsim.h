@@ -25,8 +25,13 @@
 #define SEDSIM_RANGES 8		/* besides the global range */
 #define SEDSIM_ADMINS 4
 #define SEDSIM_USERS 9
-#define SEDSIM_MBR_SIZE (1u << 20)
-#define SEDSIM_DATASTORE_SIZE (64u << 10)
+/*
+ * Byte tables as large as the Opal SSC asks of a real drive: a shadow MBR
+ * of 128 MiB and a 10 MiB DataStore. Their files are sparse: created with
+ * ftruncate, never written whole, cleared by truncation.
+ */
+#define SEDSIM_MBR_SIZE (128u << 20)
+#define SEDSIM_DATASTORE_SIZE (10u << 20)
 #define SEDSIM_BASE_COMID 0x1000
 #define SEDSIM_DEFAULT_TRY_LIMIT 5
 

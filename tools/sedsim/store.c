@@ -219,6 +219,18 @@ int sedsim_power_cycle(struct sedsim *sim)
 	return sim_save(sim);
 }
 
+/* A byte table file of a drive created with smaller tables grows (sparse) to the current size. */
+static int table_file_size(int fd, uint64_t size)
+{
+	struct stat sb;
+
+	if (fstat(fd, &sb))
+		return -errno;
+	if ((uint64_t)sb.st_size < size && ftruncate(fd, (off_t)size))
+		return -errno;
+	return 0;
+}
+
 int sedsim_open(const char *dir, bool power_on, struct sedsim **out)
 {
 	struct sedsim *sim = calloc(1, sizeof(*sim));
@@ -254,6 +266,11 @@ int sedsim_open(const char *dir, bool power_on, struct sedsim **out)
 		rc = -ENOENT;
 		goto fail;
 	}
+	rc = table_file_size(sim->mbr_fd, SEDSIM_MBR_SIZE);
+	if (!rc)
+		rc = table_file_size(sim->ds_fd, SEDSIM_DATASTORE_SIZE);
+	if (rc)
+		goto fail;
 	sim->next_tsn = SIM_FIRST_TSN;
 	sim->max_compacket = OPAL_IO_BUFFER;
 	sim->host_max_compacket = SIM_HOST_INITIAL_COMPACKET;
@@ -293,6 +310,19 @@ uint64_t sedsim_blocks(const struct sedsim *sim)
 const char *sedsim_serial(const struct sedsim *sim)
 {
 	return sim->st.serial;
+}
+
+/*
+ * Empty both byte tables (Revert, RevertSP): truncated to nothing and
+ * extended again, so the files stay sparse and clearing 138 MiB costs no
+ * writes at all.
+ */
+int sim_tables_clear(struct sedsim *sim)
+{
+	if (ftruncate(sim->mbr_fd, 0) || ftruncate(sim->mbr_fd, SEDSIM_MBR_SIZE) ||
+	    ftruncate(sim->ds_fd, 0) || ftruncate(sim->ds_fd, SEDSIM_DATASTORE_SIZE))
+		return -errno;
+	return 0;
 }
 
 int sim_table_io(struct sedsim *sim, bool mbr, bool write, uint64_t off, void *buf, size_t len)

@@ -39,6 +39,10 @@ enum obj_kind {
 	OBJ_KAES,
 };
 
+/* Columns of the Table table (Core Spec 5.3.2.1). */
+#define TABLE_COL_MANDATORY_WRITE_GRANULARITY 13
+#define TABLE_COL_RECOMMENDED_ACCESS_GRANULARITY 14
+
 struct obj {
 	enum obj_kind kind;
 	unsigned idx;		/* range number, or enum sim_auth for C_PIN/Authority */
@@ -549,8 +553,19 @@ static int do_get(struct sedsim *sim, const struct call *c, struct obj ob, struc
 		break;
 	case OBJ_TABLE_MBR:
 	case OBJ_TABLE_DS:
+		/*
+		 * The Table table's row of a byte table (Core Spec 5.3.2.1):
+		 * Rows is its size in bytes; MandatoryWriteGranularity (13)
+		 * and RecommendedAccessGranularity (14), which sedutil reads
+		 * before loading a PBA image. Any Where and length may be
+		 * written (granularity 1); whole blocks are the efficient unit.
+		 */
+		put_col_bytes(o, first, last, 0, c->inv.b, 8);
 		put_col_uint(o, first, last, OPAL_COL_TABLE_ROWS,
 			     ob.kind == OBJ_TABLE_MBR ? SEDSIM_MBR_SIZE : SEDSIM_DATASTORE_SIZE);
+		put_col_uint(o, first, last, TABLE_COL_MANDATORY_WRITE_GRANULARITY, 1);
+		put_col_uint(o, first, last, TABLE_COL_RECOMMENDED_ACCESS_GRANULARITY,
+			     SEDSIM_BLOCK);
 		break;
 	default:
 		break;
@@ -878,22 +893,10 @@ static int erase_range(struct sim_range *r)
 	return 0;
 }
 
-static void clear_tables(struct sedsim *sim)
-{
-	static const uint8_t zero[4096];
-
-	for (uint64_t off = 0; off < SEDSIM_MBR_SIZE; off += sizeof(zero))
-		sim_table_io(sim, true, true, off, (void *)zero, sizeof(zero));
-	for (uint64_t off = 0; off < SEDSIM_DATASTORE_SIZE; off += sizeof(zero))
-		sim_table_io(sim, false, true, off, (void *)zero, sizeof(zero));
-}
-
-/* Returns the status; on success may have written results into o itself. */
 /* After Revert or RevertSP: byte tables cleared, state saved, session ended. */
 static int reverted(struct sedsim *sim, struct opal_buf *o, bool *close_after)
 {
-	clear_tables(sim);
-	if (sim_save(sim))
+	if (sim_tables_clear(sim) || sim_save(sim))
 		return OPAL_ST_TPER_MALFUNCTION;
 	reply_empty(o, 0);
 	*close_after = true;
