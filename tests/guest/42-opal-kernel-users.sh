@@ -15,7 +15,7 @@
 # 41-opal-nvme.sh): every step that needs the kernel's ioctls, or checks what
 # they did, is a TAP skip there; the opalctl-only steps still run.
 . "$(dirname "$0")/lib.sh"
-plan 75
+plan 83
 
 umask 077
 D=/tmp/opal-kusers
@@ -274,6 +274,8 @@ fi
 head -c 32 /dev/urandom >"$D/admin"
 head -c 32 /dev/urandom >"$D/u1"
 head -c 32 /dev/urandom >"$D/u2"
+head -c 32 /dev/urandom >"$D/u3"
+head -c 32 /dev/urandom >"$D/u1b"
 head -c 32 /dev/urandom >"$D/bad"
 head -c 1048576 /dev/urandom >"$D/data"
 WANT=$(sha256sum <"$D/data" | cut -d' ' -f1)
@@ -331,6 +333,16 @@ klr_status "IOC_OPAL_GET_LR_STATUS as User1: unlocked (rw)" user1 rw
 tmark
 klr_status "IOC_OPAL_GET_LR_STATUS as Admin1: the D0 ACE names Admin1 too" admin1 rw
 tdump get-lr-status-admin1-lr1 $SI DEV get-lr-status --who admin1 --range 1 --key-file ADMIN
+
+# A user changes its own PIN (C_PIN_User1's PIN: Admins OR User1).
+gkrun set-pw-user1-by-user1 "IOC_OPAL_SET_PW: User1 changes its own PIN" \
+	$SI "$DEV" set-pw --who user1 --user 1 --key-file "$D/u1" --new-key-file "$D/u1b"
+krefused "IOC_OPAL_LOCK_UNLOCK as User1 with the old PIN: TCG status 1" \
+	4 'TCG status 1 ' $SI "$DEV" lock-unlock --who user1 --range 1 --state rw --key-file "$D/u1"
+krun "IOC_OPAL_LOCK_UNLOCK as User1 with the new PIN" \
+	$SI "$DEV" lock-unlock --who user1 --range 1 --state rw --key-file "$D/u1b"
+krun "IOC_OPAL_SET_PW: User1 sets its first PIN back" \
+	$SI "$DEV" set-pw --who user1 --user 1 --key-file "$D/u1b" --new-key-file "$D/u1"
 
 # ---- What the kernel did, seen through NVMe Security Send/Receive.
 if [ -n "$KERNEL_OPAL" ]; then
@@ -399,6 +411,14 @@ kintact "data intact after User2's unlock through the kernel"
 tmark
 klr_status "IOC_OPAL_GET_LR_STATUS as User2 (granted by opalctl): unlocked (rw)" user2 rw
 tdump get-lr-status-user2-lr1 $SI DEV get-lr-status --who user2 --range 1 --key-file U2
+# A user that is enabled and keyed but named in no ACE of range 1.
+krun "IOC_OPAL_ACTIVATE_USR User3" $SI "$DEV" activate-user --user 3 --key-file "$D/admin"
+krun "IOC_OPAL_SET_PW User3" \
+	$SI "$DEV" set-pw --user 3 --key-file "$D/admin" --new-key-file "$D/u3"
+krefused "IOC_OPAL_LOCK_UNLOCK as User3 (not granted): TCG status 1" \
+	4 'TCG status 1 ' $SI "$DEV" lock-unlock --who user3 --range 1 --state lk --key-file "$D/u3"
+krefused "IOC_OPAL_GET_LR_STATUS as User3 (not in the D0 ACE): TCG status 1" \
+	4 'TCG status 1 ' $SI "$DEV" get-lr-status --who user3 --range 1 --key-file "$D/u3"
 # opalctl grant adds User2 to the ACEs; it does not take User1 out.
 krun "IOC_OPAL_LOCK_UNLOCK as User1 still allowed after the grant to User2" \
 	$SI "$DEV" lock-unlock --who user1 --range 1 --state rw --key-file "$D/u1"
