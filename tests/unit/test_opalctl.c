@@ -664,7 +664,7 @@ static void test_lock_verifies(void **state)
 			 EXIT_DRIVE);
 	assert_non_null(strstr(f->err, "range 3 is not configured"));
 	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "2", "--start",
-			     "100", "--length", "50", NULL), EXIT_OK);
+			     "104", "--length", "48", NULL), EXIT_OK);
 	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key, "--range", "2", "--json",
 			     NULL), EXIT_OK);
 	{

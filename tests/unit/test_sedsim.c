@@ -70,6 +70,11 @@ static void fill(uint8_t *b, size_t n, uint8_t seed)
 		b[i] = (uint8_t)(seed + i * 7);
 }
 
+static uint32_t be32_at(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
 static void own_and_activate(struct fx *f)
 {
 	assert_int_equal(opal_take_ownership(f->dev, &KEY), 0);
@@ -211,13 +216,13 @@ static void test_ranges(void **state)
 	assert_false(g.lock_on_reset);
 	/* Overlap with range 1 is refused, and nothing changes. */
 	r.n = 2;
-	r.start = 100;
-	r.length = 10;
+	r.start = 96;
+	r.length = 16;
 	assert_int_equal(opal_setup_range(f->dev, &KEY, &r), OPAL_ST_INVALID_PARAMETER);
 	assert_int_equal(opal_get_range(f->dev, &KEY, 2, &g), 0);
 	assert_int_equal(g.start, 256);
 	/* Beyond the end of the media. */
-	r.start = BLOCKS - 5;
+	r.start = BLOCKS - 8;
 	assert_int_equal(opal_setup_range(f->dev, &KEY, &r), OPAL_ST_INVALID_PARAMETER);
 	/* A ninth range does not exist. */
 	assert_int_equal(opal_get_range(f->dev, &KEY, 9, &g), OPAL_ST_INVALID_PARAMETER);
@@ -238,6 +243,57 @@ static void test_ranges(void **state)
 	assert_int_equal(opal_erase_range(f->dev, &KEY, 3), 0);
 	assert_int_equal(sedsim_read(f->sim, 600, 1, back), SEDSIM_IO_OK);
 	assert_memory_not_equal(back, data, sizeof(data));
+}
+
+/*
+ * Level 0 Discovery's Geometry feature says AlignmentRequired, 8 blocks,
+ * lowest aligned LBA 0; a range off that grid is refused and changes
+ * nothing, whichever column is off.
+ */
+static void test_range_alignment(void **state)
+{
+	struct fx *f = *state;
+	struct opal_range r = { .n = 1, .start = 1024, .length = 64 }, g;
+	struct opal_session *s;
+	opal_uid r1 = opal_uid_locking_range(1);
+	uint8_t l0[512];
+	const uint8_t *geo = NULL;
+
+	/*
+	 * The Geometry descriptor read from the bytes, not through lib/opal's
+	 * parser (go-tcg-storage's ReadGeometryFeature: ALIGN byte, 7
+	 * reserved, LogicalBlockSize u32, AlignmentGranularity u64,
+	 * LowestAlignedLBA u64).
+	 */
+	assert_int_equal(sedsim_if_recv(f->sim, 1, 1, l0, sizeof(l0)), 0);
+	for (size_t off = 48; off + 4 <= 4 + be32_at(l0); off += 4 + l0[off + 3])
+		if (l0[off] == 0x00 && l0[off + 1] == 0x03)
+			geo = l0 + off;
+	assert_non_null(geo);
+	assert_int_equal(geo[3], 28);
+	assert_int_equal(geo[4] & 1, 1);
+	assert_int_equal(be32_at(geo + 12), 512);
+	assert_int_equal(be32_at(geo + 16), 0);
+	assert_int_equal(be32_at(geo + 20), 8);
+	assert_int_equal(be32_at(geo + 24), 0);
+	assert_int_equal(be32_at(geo + 28), 0);
+	own_and_activate(f);
+	assert_int_equal(opal_setup_range(f->dev, &KEY, &r), 0);
+	r.start = 1028;
+	assert_int_equal(opal_setup_range(f->dev, &KEY, &r), OPAL_ST_INVALID_PARAMETER);
+	r.start = 2048;
+	r.length = 60;
+	assert_int_equal(opal_setup_range(f->dev, &KEY, &r), OPAL_ST_INVALID_PARAMETER);
+	/* One column alone off the grid. */
+	assert_int_equal(opal_admin1_session(f->dev, &KEY, &s), 0);
+	assert_int_equal(opal_set_column_uint(s, &r1, OPAL_COL_RANGE_LENGTH, 65),
+			 OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(opal_set_column_uint(s, &r1, OPAL_COL_RANGE_START, 1), OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(opal_set_column_uint(s, &r1, OPAL_COL_RANGE_START, 8), 0);
+	assert_int_equal(opal_end_session(s), 0);
+	assert_int_equal(opal_get_range(f->dev, &KEY, 1, &g), 0);
+	assert_int_equal(g.start, 8);
+	assert_int_equal(g.length, 64);
 }
 
 static void test_lockout(void **state)
@@ -663,7 +719,7 @@ static void test_reverts(void **state)
 	assert_int_equal(opal_datastore_write(f->dev, &KEY, 0, "secretsecret", 12), 0);
 
 	/* RevertSP: Locking SP back to Manufactured-Inactive, data gone, SID kept. */
-	assert_int_equal(opal_revert_locking_sp(f->dev, &KEY), 0);
+	assert_int_equal(opal_revert_locking_sp(f->dev, &KEY, false), 0);
 	assert_int_equal(opal_locking_sp_lifecycle(f->dev, &lc), 0);
 	assert_int_equal(lc, OPAL_LIFECYCLE_MANUFACTURED_INACTIVE);
 	assert_int_equal(sedsim_read(f->sim, 10, 1, back), SEDSIM_IO_OK);
@@ -1334,11 +1390,6 @@ static int comid_request(struct sedsim *sim, uint16_t comid, uint16_t ext, uint3
 	return sedsim_if_recv(sim, 2, comid, out, 64);
 }
 
-static uint32_t be32_at(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-
 /* The bytes of a STACK_RESET answer: ComID 0x1000, code 2, 4 bytes of data, status. */
 static void expect_stack_reset(const uint8_t *r, uint32_t status)
 {
@@ -1541,6 +1592,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_session_auth, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_global_lock_unlock_io, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ranges, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_range_alignment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lockout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_user_ace, setup, teardown),
 		cmocka_unit_test(test_ace_uids),

@@ -49,10 +49,10 @@ size_t sim_discovery(const struct sedsim *sim, uint8_t *out, size_t cap)
 	p = f + 12;
 
 	f = feature(p, OPAL_FC_GEOMETRY, 1, 28);
-	f[0] = 1;		/* ALIGN: ranges must be aligned */
+	f[0] = 1;		/* ALIGN: ranges must be aligned (tper.c enforces it) */
 	be32(f + 8, SEDSIM_BLOCK);
-	be64(f + 12, 8);	/* alignment granularity: 4 KiB */
-	be64(f + 20, 0);	/* lowest aligned LBA */
+	be64(f + 12, SIM_ALIGN_GRANULARITY);
+	be64(f + 20, SIM_LOWEST_ALIGNED_LBA);
 	p = f + 28;
 
 	f = feature(p, OPAL_FC_DATASTORE, 1, 12);

@@ -33,6 +33,15 @@ static inline void be64(uint8_t *p, uint64_t v)
  */
 #define SIM_FIRST_TSN 4096u
 
+/*
+ * Geometry (Level 0 feature 0x0003, AlignmentRequired set): ranges start
+ * at LowestAlignedLBA plus a multiple of AlignmentGranularity blocks and
+ * are a multiple of it long, 8 blocks of 512 bytes = 4 KiB, as drives with
+ * 4 KiB physical sectors behind 512-byte logical blocks report.
+ */
+#define SIM_ALIGN_GRANULARITY 8u
+#define SIM_LOWEST_ALIGNED_LBA 0u
+
 /* What a TPer assumes the host takes until Properties: the Opal minimum. */
 #define SIM_HOST_INITIAL_COMPACKET OPAL_IO_BUFFER
 

@@ -578,11 +578,26 @@ static int do_get(struct sedsim *sim, const struct call *c, struct obj ob, struc
 
 /* ---------------------------------------------------------------- Set */
 
+/*
+ * The Geometry feature says AlignmentRequired: a range's start and length
+ * must fall on the alignment grid (Opal SSC, Geometry Reporting feature),
+ * or the Set fails with INVALID_PARAMETER.
+ */
+static bool range_aligned(const struct sim_range *r)
+{
+	uint64_t lowest = SIM_LOWEST_ALIGNED_LBA;
+
+	return r->start >= lowest && (r->start - lowest) % SIM_ALIGN_GRANULARITY == 0 &&
+	       r->length % SIM_ALIGN_GRANULARITY == 0;
+}
+
 static bool ranges_valid(const struct sim_state *st)
 {
 	for (unsigned i = 1; i <= SEDSIM_RANGES; i++) {
 		const struct sim_range *a = &st->range[i];
 
+		if (!range_aligned(a))
+			return false;
 		if (!a->length)
 			continue;
 		if (a->start > st->blocks || a->length > st->blocks - a->start)
