@@ -568,7 +568,12 @@ int opal_mbr_write_session(struct opal_session *s, uint64_t offset, const void *
 int opal_erase_range(struct opal_dev *dev, const struct opal_key *admin, unsigned range);
 int opal_revert_tper(struct opal_dev *dev, const struct opal_key *sid);
 int opal_psid_revert(struct opal_dev *dev, const struct opal_key *psid);
-int opal_revert_locking_sp(struct opal_dev *dev, const struct opal_key *admin);
+/*
+ * RevertSP of the Locking SP as Admin1: back to Manufactured-Inactive, users
+ * and ranges reset. keep_global: KeepGlobalRangeKey, the global range's
+ * media key (and so its data) survives.
+ */
+int opal_revert_locking_sp(struct opal_dev *dev, const struct opal_key *admin, bool keep_global);
 int opal_random(struct opal_dev *dev, void *buf, size_t len);
 int opal_datastore_read(struct opal_dev *dev, const struct opal_key *admin,
 			uint64_t offset, void *buf, size_t len);

@@ -465,7 +465,11 @@ int opal_erase_range(struct opal_dev *dev, const struct opal_key *admin, unsigne
  * Revert or RevertSP, without parameters, in session s. On success the TPer
  * has ended the session itself: it is only dropped here.
  */
-static int revert_call(struct opal_session *s, const opal_uid *invoking, const opal_uid *method)
+/* RevertSP's optional parameter KeepGlobalRangeKey (Opal SSC 5.2.2.1). */
+#define REVERTSP_KEEP_GLOBAL_RANGE_KEY 0x060000
+
+static int revert_call(struct opal_session *s, const opal_uid *invoking, const opal_uid *method,
+		       bool keep_global)
 {
 	uint8_t mem[128];
 	struct opal_buf b;
@@ -473,6 +477,8 @@ static int revert_call(struct opal_session *s, const opal_uid *invoking, const o
 
 	opal_buf_init(&b, mem, sizeof(mem));
 	opal_put_call_begin(&b, invoking, method);
+	if (keep_global)
+		opal_put_named_uint(&b, REVERTSP_KEEP_GLOBAL_RANGE_KEY, 1);
 	opal_put_call_end(&b, 0);
 	rc = opal_call_simple(s, &b);
 	if (rc)
@@ -489,7 +495,7 @@ static int revert_as(struct opal_dev *dev, const opal_uid *auth, const struct op
 	rc = opal_start_session(dev, &OPAL_UID_ADMINSP, auth, key, true, &s);
 	if (rc)
 		return rc;
-	return revert_call(s, &OPAL_UID_ADMINSP, &OPAL_M_REVERT);
+	return revert_call(s, &OPAL_UID_ADMINSP, &OPAL_M_REVERT, false);
 }
 
 int opal_revert_tper(struct opal_dev *dev, const struct opal_key *sid)
@@ -502,7 +508,7 @@ int opal_psid_revert(struct opal_dev *dev, const struct opal_key *psid)
 	return revert_as(dev, &OPAL_UID_PSID, psid);
 }
 
-int opal_revert_locking_sp(struct opal_dev *dev, const struct opal_key *admin)
+int opal_revert_locking_sp(struct opal_dev *dev, const struct opal_key *admin, bool keep_global)
 {
 	struct opal_session *s;
 	int rc;
@@ -510,7 +516,7 @@ int opal_revert_locking_sp(struct opal_dev *dev, const struct opal_key *admin)
 	rc = admin_session(dev, admin, &s);
 	if (rc)
 		return rc;
-	return revert_call(s, &OPAL_UID_THISSP, &OPAL_M_REVERTSP);
+	return revert_call(s, &OPAL_UID_THISSP, &OPAL_M_REVERTSP, keep_global);
 }
 
 int opal_random(struct opal_dev *dev, void *buf, size_t len)

@@ -223,6 +223,9 @@ static void test_encoder_matches_kernel(void **state)
 	assert_int_equal(opal_set_lock(s, 1, OPAL_UNLOCKED_RW), 0);
 	expect_call(f, "lock-unlock-user1-lr1-rw", 0);
 	assert_int_equal(opal_end_session(s), 0);
+	/* IOC_OPAL_REVERT_LSP with OPAL_PRESERVE: RevertSP[KeepGlobalRangeKey = 1]. */
+	assert_int_equal(opal_revert_locking_sp(f->dev, &XKEY, true), 0);
+	expect_call(f, "revert-lsp-keep", 0);
 }
 
 /*

@@ -663,6 +663,10 @@ static void test_lock_verifies(void **state)
 	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key, "--range", "3", NULL),
 			 EXIT_DRIVE);
 	assert_non_null(strstr(f->err, "range 3 is not configured"));
+	/* Unaligned for this drive (8-block granularity): refused before sending. */
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "2", "--start",
+			     "100", "--length", "50", NULL), EXIT_USAGE);
+	assert_non_null(strstr(f->err, "e.g. --start 104 --length 48"));
 	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "2", "--start",
 			     "104", "--length", "48", NULL), EXIT_OK);
 	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key, "--range", "2", "--json",
@@ -850,6 +854,30 @@ static void test_keyfile_mode(void **state)
 	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, NULL), EXIT_OK);
 }
 
+/* revert --keep-data: the Locking SP goes, the global range's data stays. */
+static void test_revert_keep_data(void **state)
+{
+	struct fx *f = *state;
+	uint8_t data[SEDSIM_BLOCK], back[SEDSIM_BLOCK];
+
+	memset(data, 0x42, sizeof(data));
+	setup_drive(f);
+	write_block(f, 7, data);
+	assert_int_equal(run(f, NULL, "revert", f->drive, "-k", f->key, "--keep-data", NULL),
+			 EXIT_REFUSED);
+	assert_non_null(strstr(f->err, "the global range's data is kept"));
+	assert_int_equal(run(f, NULL, "revert", f->drive, "-k", f->key, "--keep-data",
+			     "--yes-destroy-data", NULL), EXIT_OK);
+	assert_int_equal(read_block(f, 7, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, data, sizeof(data));
+	assert_int_equal(run(f, NULL, "--json", "status", f->drive, NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "\"locking_sp\":\"inactive\""));
+	/* The SID keeps its key: setup again takes it, without the MSID. */
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, NULL), EXIT_OK);
+	assert_int_equal(read_block(f, 7, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, data, sizeof(data));
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -873,6 +901,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_opaltab_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_policy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keyfile_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_keep_data, setup, teardown),
 	};
 
 	if (argc != 2) {

@@ -60,6 +60,11 @@ int opalctl_kernel_revert(struct opalctl_dev *dev, const struct opal_key *key, b
 	return kmap(kopal_revert(dev->kernel_fd, key->data, key->len, psid));
 }
 
+int opalctl_kernel_revert_lsp(struct opalctl_dev *dev, const struct opal_key *key, bool keep_global)
+{
+	return kmap(kopal_revert_lsp(dev->kernel_fd, key->data, key->len, keep_global));
+}
+
 int opalctl_kernel_erase_range(struct opalctl_dev *dev, const struct opal_key *key,
 			       unsigned range)
 {

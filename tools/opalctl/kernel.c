@@ -186,6 +186,20 @@ int kopal_lr_status(int fd, unsigned who, const uint8_t *key, size_t len, unsign
 #endif
 }
 
+int kopal_revert_lsp(int fd, const uint8_t *key, size_t len, bool keep_global)
+{
+#ifdef IOC_OPAL_REVERT_LSP
+	struct opal_revert_lsp r;
+
+	memset(&r, 0, sizeof(r));
+	r.options = keep_global ? OPAL_PRESERVE : 0;
+	return keyed_ioctl(fd, IOC_OPAL_REVERT_LSP, &r, sizeof(r), &r.key, key, len, 0);
+#else
+	(void)fd; (void)key; (void)len; (void)keep_global;
+	return -ENOTTY;
+#endif
+}
+
 int kopal_revert(int fd, const uint8_t *key, size_t len, bool psid)
 {
 	struct opal_key k;

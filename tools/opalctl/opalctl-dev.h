@@ -34,6 +34,8 @@ int opalctl_kernel_lr_setup(struct opalctl_dev *dev, const struct opal_key *key,
 int opalctl_kernel_lock_unlock(struct opalctl_dev *dev, unsigned who, const struct opal_key *key,
 			       unsigned range, enum opal_lock_state st, bool save);
 int opalctl_kernel_revert(struct opalctl_dev *dev, const struct opal_key *key, bool psid);
+/* IOC_OPAL_REVERT_LSP as Admin1 (6.6+), OPAL_PRESERVE when keep_global. */
+int opalctl_kernel_revert_lsp(struct opalctl_dev *dev, const struct opal_key *key, bool keep_global);
 int opalctl_kernel_erase_range(struct opalctl_dev *dev, const struct opal_key *key,
 			       unsigned range);
 int opalctl_kernel_mbr(struct opalctl_dev *dev, const struct opal_key *key, int enable, int done);

@@ -20,6 +20,8 @@ int kopal_lr_setup(int fd, const uint8_t *key, size_t len, unsigned range, uint6
 int kopal_lock_unlock(int fd, unsigned who, const uint8_t *key, size_t len, unsigned range,
 		      enum kopal_state st, bool save);
 int kopal_revert(int fd, const uint8_t *key, size_t len, bool psid);
+/* IOC_OPAL_REVERT_LSP (6.6+; -ENOTTY before). */
+int kopal_revert_lsp(int fd, const uint8_t *key, size_t len, bool keep_global);
 int kopal_secure_erase(int fd, const uint8_t *key, size_t len, unsigned range);
 int kopal_mbr_enable(int fd, const uint8_t *key, size_t len, bool enable);
 int kopal_mbr_done(int fd, const uint8_t *key, size_t len, bool done);

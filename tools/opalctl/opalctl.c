@@ -545,6 +545,16 @@ static int cmd_setup(struct ctx *c)
 	rc = need_discovery(c, &d);
 	if (rc)
 		return rc;
+	/* The drive's Geometry feature: ranges it would refuse are not sent. */
+	if (c->range > 0 && d.geometry && d.geo_align && d.alignment_granularity > 1) {
+		uint64_t g = d.alignment_granularity, low = d.lowest_aligned_lba % g;
+		uint64_t start = c->start + (g + low - c->start % g) % g;
+
+		if (c->start % g != low || c->length % g)
+			return fail(c, EXIT_USAGE, "setup: the drive aligns ranges to %" PRIu64 " blocks from LBA %" PRIu64 ": the start must be %" PRIu64 " modulo %" PRIu64 " and the length a multiple of %" PRIu64 " (e.g. --start %" PRIu64 " --length %" PRIu64 ")",
+				    g, d.lowest_aligned_lba, low, g, g, start,
+				    c->length - c->length % g ? c->length - c->length % g : g);
+	}
 	rc = load_key(c, c->keyfile, &key);
 	if (rc)
 		return rc;
@@ -1085,9 +1095,37 @@ static int cmd_revert(struct ctx *c, bool psid)
 	struct opal_key k;
 	int rc;
 
+	if (c->keep_data && psid)
+		return fail(c, EXIT_USAGE, "psid-revert: --keep-data is for revert (with the Admin1 key)");
+	if (!c->yes && c->keep_data)
+		return fail(c, EXIT_REFUSED, "revert --keep-data: this resets the Locking SP of %s (locking off, users and ranges 1-8 gone, their data erased; the global range's data is kept): add --yes-destroy-data",
+			    c->devpath);
 	if (!c->yes)
 		return fail(c, EXIT_REFUSED, "%s: this erases ALL data on %s and returns it to factory state (SID = MSID, locking off): add --yes-destroy-data",
 			    psid ? "psid-revert" : "revert", c->devpath);
+	if (c->keep_data) {
+		rc = load_key(c, c->keyfile, &key);
+		if (rc)
+			return rc;
+		k = key_of(key);
+		rc = c->dev->kernel_fd >= 0 ? opalctl_kernel_revert_lsp(c->dev, &k, true) :
+		     opal_revert_locking_sp(c->dev->opal, &k, true);
+		secret_free(key);
+		if (rc) {
+			opal_uid ca1 = opal_uid_c_pin_admin(1);
+
+			return fail_opal(c, "revert --keep-data: RevertSP as Admin1", rc,
+					 &OPAL_UID_LOCKINGSP, &ca1);
+		}
+		if (c->json) {
+			json_object_object_add(c->jout, "reverted", json_object_new_string("locking-sp"));
+			json_object_object_add(c->jout, "global_range_kept", jbool(true));
+		} else {
+			fprintf(c->out, "%s: Locking SP reverted (locking off); the global range's data kept\n",
+				c->devpath);
+		}
+		return 0;
+	}
 	if (psid && !c->psid_file)
 		return fail(c, EXIT_USAGE, "psid-revert: needs --psid-file FILE holding the PSID from the drive label");
 	if (psid) {
@@ -1296,7 +1334,8 @@ static const struct opalctl_cmd commands[] = {
 	{ "erase-range", cmd_erase_range, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
 	  "DEV --keyfile F --range N --yes-destroy-data", "crypto-erase a range" },
 	{ "revert", cmd_revert_sid, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
-	  "DEV --keyfile F --yes-destroy-data", "back to factory state as SID (erases all)" },
+	  "DEV --keyfile F [--keep-data] --yes-destroy-data",
+	  "back to factory state as SID (erases all), or only the Locking SP" },
 	{ "psid-revert", cmd_revert_psid, CMD_NEEDS_DEV | CMD_KERNEL,
 	  "DEV --psid-file F --yes-destroy-data", "back to factory state with the PSID" },
 	{ "keygen", cmd_keygen, CMD_NEEDS_DEV | CMD_NO_OPEN, "FILE", "write a random 32-byte key" },
@@ -1329,6 +1368,7 @@ static void usage(FILE *o)
 	      "      --who W          change-key: sid, admin1 or both (default)\n"
 	      "      --enable, --disable, --done, --not-done, --write IMG   mbr control\n"
 	      "      --yes-destroy-data   confirm erase-range, revert, psid-revert\n"
+	      "      --keep-data      revert: only the Locking SP, keeping the global range's data\n"
 	      "      --pin P          bind: clevis pin (tang, tpm2 or sss)\n"
 	      "      --config JSON    bind: the pin's configuration, as for clevis encrypt\n"
 	      "      --jwe F          bind, unbind: the sealed key file (default under /etc/fdekit/keys)\n"
@@ -1354,7 +1394,7 @@ enum {
 	OPT_READ_ONLY, OPT_USER, OPT_SAVE, OPT_WHO, OPT_ENABLE, OPT_DISABLE, OPT_DONE,
 	OPT_NOT_DONE, OPT_WRITE, OPT_YES, OPT_TIMEOUT, OPT_KEEP_MBR, OPT_PIN, OPT_CONFIG,
 	OPT_JWE, OPT_SLOT, OPT_TABLE, OPT_NAME, OPT_DEADLINE, OPT_NO_PROMPT, OPT_ASKPASS,
-	OPT_INSECURE_KEYFILE,
+	OPT_INSECURE_KEYFILE, OPT_KEEP_DATA,
 };
 
 static const struct option long_opts[] = {
@@ -1378,6 +1418,7 @@ static const struct option long_opts[] = {
 	{ "not-done", no_argument, NULL, OPT_NOT_DONE },
 	{ "write", required_argument, NULL, OPT_WRITE },
 	{ "yes-destroy-data", no_argument, NULL, OPT_YES },
+	{ "keep-data", no_argument, NULL, OPT_KEEP_DATA },
 	{ "pin", required_argument, NULL, OPT_PIN },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "jwe", required_argument, NULL, OPT_JWE },
@@ -1468,6 +1509,7 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 		case OPT_NOT_DONE: c->mbr_done = 0; break;
 		case OPT_WRITE: c->mbr_file = optarg; break;
 		case OPT_YES: c->yes = true; break;
+		case OPT_KEEP_DATA: c->keep_data = true; break;
 		case OPT_PIN: c->pin = optarg; break;
 		case OPT_CONFIG: c->pin_config = optarg; break;
 		case OPT_JWE: c->jwe = optarg; break;
