@@ -213,49 +213,55 @@ int opal_range_access(struct opal_session *s, unsigned range, struct opal_range_
 	return rc;
 }
 
-int opal_grant_user(struct opal_session *s, unsigned user, unsigned range, bool write)
+/* The three ACEs of a range that a user's lock control consists of. */
+static const enum opal_ace_kind RANGE_ACES[] = {
+	OPAL_ACE_RDLOCKED, OPAL_ACE_WRLOCKED, OPAL_ACE_GET_RANGE,
+};
+
+/*
+ * Add user to, or remove it from, each ACE of the range it should (not)
+ * be in, writing only the ACEs that change. Emptied ACEs go back to the
+ * Admins: an ACE naming nobody would lock everyone out of that column.
+ */
+static int change_user(struct opal_session *s, unsigned user, unsigned range, bool add,
+		       bool write)
 {
 	opal_uid u = opal_uid_user(user);
-	enum opal_ace_kind kinds[] = { OPAL_ACE_RDLOCKED, OPAL_ACE_WRLOCKED, OPAL_ACE_GET_RANGE };
 	int rc = 0;
 
 	if (!user)
 		return OPAL_ERR_INVAL;
-	for (size_t k = 0; !rc && k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-		opal_uid ace = opal_uid_ace(kinds[k], range);
+	for (size_t k = 0; !rc && k < sizeof(RANGE_ACES) / sizeof(RANGE_ACES[0]); k++) {
+		opal_uid ace = opal_uid_ace(RANGE_ACES[k], range);
 		struct opal_ace a;
+		bool changed;
 
-		if (kinds[k] == OPAL_ACE_WRLOCKED && !write)
+		if (add && RANGE_ACES[k] == OPAL_ACE_WRLOCKED && !write)
 			continue;
 		rc = opal_ace_get(s, &ace, &a);
-		if (!rc && !opal_ace_has(&a, &u)) {
-			rc = opal_ace_add(&a, &u);
-			if (!rc)
-				rc = opal_ace_set(s, &ace, &a);
+		if (rc)
+			break;
+		if (add) {
+			changed = !opal_ace_has(&a, &u);
+			if (changed)
+				rc = opal_ace_add(&a, &u);
+		} else {
+			changed = opal_ace_remove(&a, &u);
+			if (changed && !a.n)
+				a.auth[a.n++] = OPAL_UID_ADMINS;
 		}
+		if (!rc && changed)
+			rc = opal_ace_set(s, &ace, &a);
 	}
 	return rc;
 }
 
+int opal_grant_user(struct opal_session *s, unsigned user, unsigned range, bool write)
+{
+	return change_user(s, user, range, true, write);
+}
+
 int opal_revoke_user(struct opal_session *s, unsigned user, unsigned range)
 {
-	opal_uid u = opal_uid_user(user);
-	enum opal_ace_kind kinds[] = { OPAL_ACE_RDLOCKED, OPAL_ACE_WRLOCKED, OPAL_ACE_GET_RANGE };
-	int rc = 0;
-
-	if (!user)
-		return OPAL_ERR_INVAL;
-	for (size_t k = 0; !rc && k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-		opal_uid ace = opal_uid_ace(kinds[k], range);
-		struct opal_ace a;
-
-		rc = opal_ace_get(s, &ace, &a);
-		if (rc || !opal_ace_remove(&a, &u))
-			continue;
-		/* The user was the only one: give the range back to the Admins. */
-		if (!a.n)
-			a.auth[a.n++] = OPAL_UID_ADMINS;
-		rc = opal_ace_set(s, &ace, &a);
-	}
-	return rc;
+	return change_user(s, user, range, false, false);
 }
