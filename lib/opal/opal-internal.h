@@ -3,6 +3,8 @@
 #ifndef FDEKIT_OPAL_INTERNAL_H
 #define FDEKIT_OPAL_INTERNAL_H
 
+#include <stdio.h>
+
 #include "opal.h"
 
 struct opal_dev {
@@ -20,6 +22,7 @@ struct opal_dev {
 	size_t reply_max;	/* largest ComPacket the TPer will answer with */
 	size_t token_max;	/* largest single token (header included) we send */
 	bool reset_on_busy;	/* Stack Reset once when StartSession gets SP_BUSY */
+	FILE *trace;		/* method calls (UIDs and status, never arguments) */
 };
 
 /* Opal SSC minimum sizes (4.1.1.1): every Opal TPer takes them. */

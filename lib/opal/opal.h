@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* ---------------------------------------------------------------- errors */
 
@@ -483,6 +484,12 @@ int opal_end_session(struct opal_session *s);
 int opal_stack_reset(struct opal_dev *dev);
 /* Forget a session the TPer already ended (Revert, a Stack Reset): sends nothing. */
 void opal_session_drop(struct opal_session *s);
+/*
+ * Write one line per method call in a session to f ("opal: call INVOKING.
+ * METHOD -> status"): UIDs and results only, never arguments (PINs). NULL
+ * stops it.
+ */
+void opal_dev_set_trace(struct opal_dev *dev, FILE *f);
 /* Let opal_start_session reset the stack once when the TPer answers SP_BUSY. */
 void opal_dev_set_reset_on_busy(struct opal_dev *dev, bool on);
 /* Send the call in b (built with opal_put_call_begin/end), parse the reply. */

@@ -506,7 +506,39 @@ int opal_end_session(struct opal_session *s)
 	return rc;
 }
 
+static int opal_session_call_untraced(struct opal_session *s, struct opal_buf *b,
+				      struct opal_resp *r);
+
+void opal_dev_set_trace(struct opal_dev *dev, FILE *f)
+{
+	dev->trace = f;
+}
+
+/* "call 0000000800000001.0000000600000017 -> 0x00": the UIDs of a call, never its arguments. */
+static void trace_call(const struct opal_dev *dev, const struct opal_buf *b, int rc)
+{
+	if (!dev->trace || b->len < 19 || b->data[0] != OPAL_TOK_CALL || b->data[1] != 0xa8 ||
+	    b->data[10] != 0xa8)
+		return;
+	fputs("opal: call ", dev->trace);
+	for (int i = 2; i < 10; i++)
+		fprintf(dev->trace, "%02x", b->data[i]);
+	fputc('.', dev->trace);
+	for (int i = 11; i < 19; i++)
+		fprintf(dev->trace, "%02x", b->data[i]);
+	fprintf(dev->trace, " -> %s\n", opal_strerror(rc));
+}
+
 int opal_session_call(struct opal_session *s, struct opal_buf *b, struct opal_resp *r)
+{
+	int rc = opal_session_call_untraced(s, b, r);
+
+	trace_call(s->dev, b, rc);
+	return rc;
+}
+
+static int opal_session_call_untraced(struct opal_session *s, struct opal_buf *b,
+				      struct opal_resp *r)
 {
 	int rc;
 

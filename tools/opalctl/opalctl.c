@@ -1603,6 +1603,8 @@ int opalctl_run(int argc, char **argv, FILE *in, FILE *out, FILE *err)
 			if (c.verbose)
 				fprintf(c.err, "opalctl: %s: %s through %s\n", c.cmd, c.devpath,
 					c.dev->transport);
+			if (c.verbose && c.dev->opal)
+				opal_dev_set_trace(c.dev->opal, c.err);
 			/*
 			 * SIGINT/SIGTERM wait until our sessions are ended: a
 			 * session left open would keep the drive busy (every
