@@ -202,7 +202,7 @@ gone() {
 lr_status() {
 	_k=$D/admin
 	[ "$1" = admin1 ] || _k=$D/u${1#user}
-	$SI "$DEV" get-lr-status --who "$1" --range 1 --key-file "$_k" 2>&2 | tr '\n' ' '
+	$SI "$DEV" get-lr-status --who "$1" --range 1 --key-file "$_k" | tr '\n' ' '
 }
 
 klr_status() {
@@ -504,7 +504,7 @@ gkrun add-user1-lr0-rw "IOC_OPAL_ADD_USR_TO_LR User1 global range rw" \
 
 # ---- GET_GEOMETRY against Level 0 Discovery read through NVMe.
 if [ -n "$KERNEL_OPAL" ]; then
-	$SI "$DEV" get-geometry >"$D/geo" 2>&2
+	$SI "$DEV" get-geometry >"$D/geo"
 	cat "$D/geo" >&2
 	opalctl discover "$CTRL" --transport nvme --json >"$D/disc.json"
 	cat "$D/disc.json" >&2
