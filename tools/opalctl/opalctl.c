@@ -1249,19 +1249,79 @@ static int cmd_scan(struct ctx *c)
 	return 0;
 }
 
+/*
+ * --all: the ranges the authority may read that lock (configured, read or
+ * write locking enabled), in one session. Ranges it may not read are not
+ * its to lock or unlock.
+ */
+static int lockable_ranges(struct ctx *c, const struct opal_key *k, unsigned *list, unsigned *n)
+{
+	struct opal_session *s;
+	opal_uid cpin = c->user ? opal_uid_c_pin_user((unsigned)c->user) : opal_uid_c_pin_admin(1);
+	int rc;
+
+	*n = 0;
+	if (!c->dev->opal)
+		return fail(c, EXIT_UNSUPPORTED, "%s --all: listing the ranges needs the protocol transport of the drive (nvme or scsi): give --range instead",
+			    c->cmd);
+	rc = opal_lock_session(c->dev->opal, (unsigned)c->user, k, &s);
+	if (rc)
+		return fail_opal(c, c->cmd, rc, &OPAL_UID_LOCKINGSP, &cpin);
+	for (unsigned r = 0; r <= OPALCTL_RANGES; r++) {
+		struct opal_range x;
+		int vr = opal_range_read(s, r, &x);
+
+		if (vr == OPAL_ST_INVALID_PARAMETER && r)
+			break;	/* fewer ranges */
+		if (vr == OPAL_ST_NOT_AUTHORIZED)
+			continue;
+		if (vr) {
+			rc = vr;
+			break;
+		}
+		if ((r == 0 || x.length) && (x.read_lock_enabled || x.write_lock_enabled))
+			list[(*n)++] = r;
+	}
+	opal_end_session(s);
+	if (rc)
+		return fail_opal(c, "reading the ranges", rc, NULL, NULL);
+	if (!*n)
+		return fail(c, EXIT_DRIVE, "%s --all: no range with locking enabled that %s may read",
+			    c->cmd, c->user ? "this user" : "Admin1");
+	return 0;
+}
+
 static int cmd_lock_unlock(struct ctx *c, bool unlock)
 {
 	struct secret *key;
 	struct opal_key k;
+	unsigned list[OPALCTL_RANGES + 1], n = 0;
 	int rc;
 
 	if (c->save && !unlock)
 		return fail(c, EXIT_USAGE, "lock: --save applies to unlock only (a lock through the kernel always replaces its saved state)");
+	if (c->all && c->range >= 0)
+		return fail(c, EXIT_USAGE, "%s: --all and --range exclude each other", c->cmd);
 	rc = load_key(c, c->keyfile, &key);
 	if (rc)
 		return rc;
 	k = key_of(key);
-	rc = opalctl_lock_unlock(c, &k, unlock);
+	if (!c->all) {
+		rc = opalctl_lock_unlock(c, &k, unlock);
+	} else {
+		json_object *arr = json_object_new_array(), *saved = c->jout;
+
+		rc = lockable_ranges(c, &k, list, &n);
+		for (unsigned i = 0; !rc && i < n; i++) {
+			c->range = (int)list[i];
+			c->jout = json_object_new_object();
+			rc = opalctl_lock_unlock(c, &k, unlock);
+			json_object_array_add(arr, c->jout);
+		}
+		c->jout = saved;
+		c->range = -1;
+		json_object_object_add(c->jout, "ranges", arr);
+	}
 	secret_free(key);
 	return rc;
 }
@@ -1299,10 +1359,10 @@ static const struct opalctl_cmd commands[] = {
 	  "DEV --keyfile F [--global | --range N --start LBA --length N]",
 	  "take ownership, activate, enable locking" },
 	{ "unlock", cmd_unlock, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
-	  "DEV --keyfile F [--range N] [--read-only] [--user N] [--save] [--keep-mbr]",
+	  "DEV --keyfile F [--range N] [--all] [--read-only] [--user N] [--save] [--keep-mbr]",
 	  "unlock a range (sets MBR Done, re-reads partitions)" },
 	{ "lock", cmd_lock, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
-	  "DEV --keyfile F [--range N] [--user N]", "lock a range and check it locked" },
+	  "DEV --keyfile F [--range N] [--all] [--user N]", "lock a range and check it locked" },
 	{ "unlock-all", cmd_unlock_all, CMD_NO_OPEN,
 	  "[--table F] [--name N]... [--deadline S] [--no-prompt] [--askpass P]",
 	  "unlock every entry of the unlock table (boot)" },
@@ -1358,6 +1418,7 @@ static void usage(FILE *o)
 	      "      --hash MODE      none (key file bytes are the PIN), sedutil or sedutil-sha512\n"
 	      "      --insecure-keyfile  accept key files group or others can read\n"
 	      "  -r, --range N        locking range (0 = global)\n"
+	      "      --all            lock, unlock: every range with locking enabled\n"
 	      "      --global         setup: lock the global range (default)\n"
 	      "      --start LBA, --length N   setup: range geometry\n"
 	      "      --read-only      unlock for reading only; grant read lock control only\n"
@@ -1394,7 +1455,7 @@ enum {
 	OPT_READ_ONLY, OPT_USER, OPT_SAVE, OPT_WHO, OPT_ENABLE, OPT_DISABLE, OPT_DONE,
 	OPT_NOT_DONE, OPT_WRITE, OPT_YES, OPT_TIMEOUT, OPT_KEEP_MBR, OPT_PIN, OPT_CONFIG,
 	OPT_JWE, OPT_SLOT, OPT_TABLE, OPT_NAME, OPT_DEADLINE, OPT_NO_PROMPT, OPT_ASKPASS,
-	OPT_INSECURE_KEYFILE, OPT_KEEP_DATA,
+	OPT_INSECURE_KEYFILE, OPT_KEEP_DATA, OPT_ALL,
 };
 
 static const struct option long_opts[] = {
@@ -1419,6 +1480,7 @@ static const struct option long_opts[] = {
 	{ "write", required_argument, NULL, OPT_WRITE },
 	{ "yes-destroy-data", no_argument, NULL, OPT_YES },
 	{ "keep-data", no_argument, NULL, OPT_KEEP_DATA },
+	{ "all", no_argument, NULL, OPT_ALL },
 	{ "pin", required_argument, NULL, OPT_PIN },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "jwe", required_argument, NULL, OPT_JWE },
@@ -1510,6 +1572,7 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 		case OPT_WRITE: c->mbr_file = optarg; break;
 		case OPT_YES: c->yes = true; break;
 		case OPT_KEEP_DATA: c->keep_data = true; break;
+		case OPT_ALL: c->all = true; break;
 		case OPT_PIN: c->pin = optarg; break;
 		case OPT_CONFIG: c->pin_config = optarg; break;
 		case OPT_JWE: c->jwe = optarg; break;
