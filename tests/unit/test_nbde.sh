@@ -4,10 +4,13 @@
 # opalctl unlock-all opens it through clevis decrypt and unlocks a sedsim
 # drive; with the server down it retries getting the key, bounded, and then
 # fails or falls back; unbind makes the sealed key useless.
-#   test_nbde.sh OPALCTL SEDSIM
+#   test_nbde.sh OPALCTL-SIM SEDSIM OPALCTL
+# (OPALCTL-SIM: the test build with the sedsim transport; OPALCTL: the one
+# that is installed, which must not have it.)
 set -u
 OPALCTL=$1
 SEDSIM=$2
+DIST=$3
 T=$(mktemp -d /tmp/test_nbde.XXXXXX)
 PIDS=
 n=0
@@ -39,7 +42,7 @@ grep_out() {
 	if grep -q -- "$2" "$T/out"; then ok "$1"; else not_ok "$1"; sed 's/^/# /' "$T/out"; fi
 }
 
-echo "1..21"
+echo "1..22"
 for tool in clevis jose socat curl /usr/libexec/tangd /usr/libexec/tangd-keygen; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "Bail out! $tool is missing: run scripts/bootstrap"
@@ -83,6 +86,7 @@ D=$T/drive
 mkdir "$D"
 "$SEDSIM" create "$D" --blocks 8192 --serial NBDETEST >/dev/null
 "$OPALCTL" keygen "$T/admin.key" >/dev/null
+expect_rc "the installed opalctl has no sedsim transport" 1 "$DIST" status "$D" --transport sedsim
 check "setup range 1" "$OPALCTL" setup "$D" -k "$T/admin.key" --range 1 --start 2048 --length 2048
 printf 'slot data' | dd of="$T/data" bs=512 conv=sync 2>/dev/null
 check "write data into range 1" sh -c "\"$SEDSIM\" write \"$D\" 2048 1 < \"$T/data\""

@@ -12,8 +12,12 @@
 
 #include "opalctl-dev.h"
 #include "opalctl-kernel.h"
+#if OPALCTL_SIM
 #include "sedsim.h"
+#endif
 
+/* The in-process simulator: test builds only (meson's opalctl-sim). */
+#if OPALCTL_SIM
 static bool is_sedsim_dir(const char *path)
 {
 	char state[4096];
@@ -35,6 +39,13 @@ static int open_sedsim(const char *path, struct opalctl_dev *dev, char *why, siz
 	dev->transport = "sedsim";
 	return dev->opal ? 0 : OPAL_ERR_NOMEM;
 }
+#else
+static bool is_sedsim_dir(const char *path)
+{
+	(void)path;
+	return false;
+}
+#endif
 
 /*
  * Whether path is an NVMe device (namespace, multipath head or controller),
@@ -84,7 +95,12 @@ int opalctl_dev_open(const char *path, const char *transport, unsigned int timeo
 		return OPAL_ERR_NOMEM;
 	dev->kernel_fd = -1;
 	if (!strcmp(transport, "sedsim") || (!strcmp(transport, "auto") && is_sedsim_dir(path))) {
+#if OPALCTL_SIM
 		rc = open_sedsim(path, dev, why, whylen);
+#else
+		snprintf(why, whylen, "this opalctl is built without the sedsim transport (test builds have it: opalctl-sim)");
+		rc = OPAL_ERR_INVAL;
+#endif
 	} else if (!strcmp(transport, "nvme") || !strcmp(transport, "scsi")) {
 		rc = open_raw(path, !strcmp(transport, "nvme"), dev, why, whylen);
 	} else if (!strcmp(transport, "ioctl") || !strcmp(transport, "auto")) {

@@ -1439,7 +1439,7 @@ static void usage(FILE *o)
 	      "      --deadline S     unlock-all: never run longer than S seconds\n"
 	      "      --no-prompt      unlock-all: never ask for a passphrase\n"
 	      "      --askpass P      unlock-all: run P \"PROMPT\" to ask (its stdout is the key)\n"
-	      "  -t, --transport T    auto, ioctl, nvme, scsi or sedsim (DEV = directory)\n"
+	      "  -t, --transport T    auto, ioctl, nvme, scsi, or sedsim (DEV = directory; test builds)\n"
 	      "      --timeout MS     give up on the drive after MS milliseconds\n"
 	      "  -j, --json           JSON output\n"
 	      "  -v, --verbose        trace each step (never keys)\n"
