@@ -164,7 +164,8 @@ static void test_global_lock_unlock_io(void **state)
 	assert_int_equal(opal_get_range(f->dev, &KEY, 0, &g), 0);
 	assert_true(g.read_lock_enabled && g.write_lock_enabled && g.lock_on_reset);
 	assert_false(g.read_locked || g.write_locked);
-	assert_int_equal(g.length, BLOCKS);
+	assert_int_equal(g.start, 0);	/* the global range: 0 and 0, as drives report it */
+	assert_int_equal(g.length, 0);
 
 	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 0, OPAL_LOCKED), 0);
 	assert_int_equal(sedsim_read(f->sim, 100, 8, back), SEDSIM_IO_LOCKED);
@@ -882,6 +883,190 @@ static void test_erase_method(void **state)
 	assert_memory_not_equal(back, d1, sizeof(d1));
 	assert_int_equal(sedsim_power_cycle(f->sim), 0);
 	assert_int_equal(sedsim_read(f->sim, 64, 1, back), SEDSIM_IO_OK);
+}
+
+/* ------------------------------------------- Next, GetACL, byte reads */
+
+static const uint8_t LOCKING_TABLE[8] = { 0, 0, 0x08, 0x02, 0, 0, 0, 0 };
+static const uint8_t ACCESS_CONTROL[8] = { 0, 0, 0, 0x07, 0, 0, 0, 0 };
+static const uint8_t M_NEXT[8] = { 0, 0, 0, 0x06, 0, 0, 0, 0x08 };
+static const uint8_t M_GETACL[8] = { 0, 0, 0, 0x06, 0, 0, 0, 0x0d };
+
+/*
+ * One call (invoking, method, parameters as raw bytes); its status, and
+ * the reply's payload must begin with want (want_len bytes) when given.
+ */
+static int raw_call(struct opal_session *s, const uint8_t inv[8], const uint8_t meth[8],
+		    const uint8_t *params, size_t plen, const uint8_t *want, size_t want_len)
+{
+	struct opal_resp *r = calloc(1, sizeof(*r));
+	uint8_t mem[256];
+	struct opal_buf b;
+	opal_uid i, m;
+	int rc;
+
+	assert_non_null(r);
+	memcpy(i.b, inv, 8);
+	memcpy(m.b, meth, 8);
+	opal_buf_init(&b, mem, sizeof(mem));
+	opal_put_call_begin(&b, &i, &m);
+	assert_true(b.len + plen < sizeof(mem));
+	memcpy(mem + b.len, params, plen);
+	b.len += plen;
+	opal_put_call_end(&b, 0);
+	rc = opal_session_call(s, &b, r);
+	if (!rc && want) {
+		assert_true(r->raw_len >= want_len);
+		assert_memory_equal(r->raw, want, want_len);
+	}
+	free(r);
+	return rc;
+}
+
+#define ROW(n) 0xa8, 0, 0, 0x08, 0x02, 0, (n) ? 0x03 : 0, 0, (n) ? (n) : 1
+#define ACE(b6, b7) 0xa8, 0, 0, 0, 0x08, 0, 0x03, b6, b7
+
+/* Next enumerates the Locking table's rows, as independent tools do. */
+static void test_next_locking_table(void **state)
+{
+	struct fx *f = *state;
+	static const uint8_t all[] = { 0xf0, 0xf0, ROW(0), ROW(1), ROW(2), ROW(3), ROW(4), ROW(5),
+				       ROW(6), ROW(7), ROW(8), 0xf1, 0xf1, 0xf9, 0xf0, 0, 0, 0, 0xf1 };
+	static const uint8_t two[] = { 0xf0, 0xf0, ROW(1), ROW(2), 0xf1, 0xf1, 0xf9, 0xf0, 0, 0, 0, 0xf1 };
+	static const uint8_t none[] = { 0xf0, 0xf0, 0xf1, 0xf1, 0xf9, 0xf0, 0, 0, 0, 0xf1 };
+	/* Where = global range, Count = 2; Where = range 8; Where = MBRControl. */
+	static const uint8_t p_two[] = { 0xf2, 0x00, 0xa8, 0, 0, 0x08, 0x02, 0, 0, 0, 1, 0xf3,
+					 0xf2, 0x01, 0x02, 0xf3 };
+	static const uint8_t p_last[] = { 0xf2, 0x00, 0xa8, 0, 0, 0x08, 0x02, 0, 0x03, 0, 8, 0xf3 };
+	static const uint8_t p_bad_where[] = { 0xf2, 0x00, 0xa8, 0, 0, 0x08, 0x03, 0, 0, 0, 1, 0xf3 };
+	static const uint8_t p_bad_name[] = { 0xf2, 0x02, 0x01, 0xf3 };
+	struct opal_session *s;
+
+	own_and_activate(f);
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_LOCKINGSP, NULL, NULL, false, &s), 0);
+	assert_int_equal(raw_call(s, LOCKING_TABLE, M_NEXT, NULL, 0, all, sizeof(all)), 0);
+	assert_int_equal(raw_call(s, LOCKING_TABLE, M_NEXT, p_two, sizeof(p_two), two, sizeof(two)), 0);
+	assert_int_equal(raw_call(s, LOCKING_TABLE, M_NEXT, p_last, sizeof(p_last), none, sizeof(none)), 0);
+	assert_int_equal(raw_call(s, LOCKING_TABLE, M_NEXT, p_bad_where, sizeof(p_bad_where), NULL, 0),
+			 OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(raw_call(s, LOCKING_TABLE, M_NEXT, p_bad_name, sizeof(p_bad_name), NULL, 0),
+			 OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(opal_end_session(s), 0);
+}
+
+/* GetACL: the ACE UIDs of an (object, method) pair, as the SSC preconfigures them. */
+static void test_getacl(void **state)
+{
+	struct fx *f = *state;
+	static const uint8_t r1_set[] = { 0xa8, 0, 0, 0x08, 0x02, 0, 0x03, 0, 0x01,
+					  0xa8, 0, 0, 0, 0x06, 0, 0, 0, 0x17 };
+	static const uint8_t r1_set_acl[] = { 0xf0, 0xf0, ACE(0xf0, 0x01), ACE(0xe0, 0x01),
+					      ACE(0xe8, 0x01), 0xf1, 0xf1, 0xf9, 0xf0, 0, 0, 0, 0xf1 };
+	static const uint8_t g_set[] = { 0xa8, 0, 0, 0x08, 0x02, 0, 0, 0, 0x01,
+					 0xa8, 0, 0, 0, 0x06, 0, 0, 0, 0x17 };
+	static const uint8_t g_set_acl[] = { 0xf0, 0xf0, ACE(0xf0, 0x00), ACE(0xe0, 0x00),
+					     ACE(0xe8, 0x00), 0xf1, 0xf1 };
+	static const uint8_t g_get[] = { 0xa8, 0, 0, 0x08, 0x02, 0, 0, 0, 0x01,
+					 0xa8, 0, 0, 0, 0x06, 0, 0, 0, 0x16 };
+	static const uint8_t g_get_acl[] = { 0xf0, 0xf0, ACE(0xd0, 0x00), 0xf1, 0xf1 };
+	static const uint8_t u2_pin[] = { 0xa8, 0, 0, 0, 0x0b, 0, 0x03, 0, 0x02,
+					  0xa8, 0, 0, 0, 0x06, 0, 0, 0, 0x17 };
+	static const uint8_t u2_pin_acl[] = { 0xf0, 0xf0, ACE(0xa8, 0x02), 0xf1, 0xf1 };
+	static const uint8_t next[] = { 0xa8, 0, 0, 0x08, 0x02, 0, 0, 0, 0,
+					0xa8, 0, 0, 0, 0x06, 0, 0, 0, 0x08 };
+	static const uint8_t next_acl[] = { 0xf0, 0xf0, 0xa8, 0, 0, 0, 0x08, 0, 0, 0, 0x01, 0xf1, 0xf1 };
+	static const uint8_t r1_random[] = { 0xa8, 0, 0, 0x08, 0x02, 0, 0x03, 0, 0x01,
+					     0xa8, 0, 0, 0, 0x06, 0, 0, 0x06, 0x01 };
+	struct opal_session *s;
+
+	own_and_activate(f);
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_LOCKINGSP, NULL, NULL, false, &s), 0);
+	assert_int_equal(raw_call(s, ACCESS_CONTROL, M_GETACL, r1_set, sizeof(r1_set), r1_set_acl,
+				  sizeof(r1_set_acl)), 0);
+	assert_int_equal(raw_call(s, ACCESS_CONTROL, M_GETACL, g_set, sizeof(g_set), g_set_acl,
+				  sizeof(g_set_acl)), 0);
+	assert_int_equal(raw_call(s, ACCESS_CONTROL, M_GETACL, g_get, sizeof(g_get), g_get_acl,
+				  sizeof(g_get_acl)), 0);
+	assert_int_equal(raw_call(s, ACCESS_CONTROL, M_GETACL, u2_pin, sizeof(u2_pin), u2_pin_acl,
+				  sizeof(u2_pin_acl)), 0);
+	assert_int_equal(raw_call(s, ACCESS_CONTROL, M_GETACL, next, sizeof(next), next_acl,
+				  sizeof(next_acl)), 0);
+	/* No ACL for a method the object does not have; one parameter is not enough. */
+	assert_int_equal(raw_call(s, ACCESS_CONTROL, M_GETACL, r1_random, sizeof(r1_random), NULL, 0),
+			 OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(raw_call(s, ACCESS_CONTROL, M_GETACL, r1_set, 9, NULL, 0),
+			 OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(opal_end_session(s), 0);
+}
+
+/* A Get of bytes [first, last] of a byte table: its status, and the data's atom header. */
+static int get_bytes(struct opal_session *s, const opal_uid *table, uint64_t first, uint64_t last,
+		     size_t *got)
+{
+	struct opal_resp *r = calloc(1, sizeof(*r));
+	uint8_t mem[128];
+	struct opal_buf b;
+	int rc;
+
+	assert_non_null(r);
+	opal_buf_init(&b, mem, sizeof(mem));
+	opal_put_call_begin(&b, table, &OPAL_M_GET);
+	opal_put_control(&b, OPAL_TOK_STARTLIST);
+	opal_put_named_uint(&b, 1, first);	/* startRow */
+	opal_put_named_uint(&b, 2, last);	/* endRow */
+	opal_put_control(&b, OPAL_TOK_ENDLIST);
+	opal_put_call_end(&b, 0);
+	rc = opal_session_call(s, &b, r);
+	*got = 0;
+	if (!rc && r->raw_len > 3 && r->raw[0] == 0xf0 && (r->raw[1] & 0xf8) == 0xd0)
+		*got = ((size_t)(r->raw[1] & 0x07) << 8) | r->raw[2];	/* medium atom */
+	free(r);
+	return rc;
+}
+
+/*
+ * A Get of a byte table returns as much as the ComPacket limit allows
+ * (2048 - 56 bytes of headers - 10 of reply tokens = 1982 bytes), and the
+ * limit follows the host's MaxComPacketSize from Properties. The MBR and
+ * MBRControl are readable by anybody, the DataStore by admins only.
+ */
+static void test_table_get_limits(void **state)
+{
+	struct fx *f = *state;
+	const struct opal_host_props small = { 1024, 1024, 1004, 968, 1, 1, 1 };
+	struct opal_props *p = calloc(1, sizeof(*p));
+	struct opal_session *s;
+	size_t got;
+	uint64_t v;
+
+	assert_non_null(p);
+	own_and_activate(f);
+	assert_int_equal(opal_admin1_session(f->dev, &KEY, &s), 0);
+	assert_int_equal(get_bytes(s, &OPAL_UID_DATASTORE, 0, 1975, &got), 0);
+	assert_int_equal(got, 1976);
+	assert_int_equal(get_bytes(s, &OPAL_UID_MBR, 100, 100 + 1981, &got), 0);
+	assert_int_equal(got, 1982);
+	assert_int_equal(get_bytes(s, &OPAL_UID_MBR, 0, 1982, &got), OPAL_ST_RESPONSE_OVERFLOW);
+	assert_int_equal(opal_end_session(s), 0);
+	/* Anybody reads the MBR and MBRControl, not the DataStore; LockingInfo's alignment. */
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_LOCKINGSP, NULL, NULL, false, &s), 0);
+	assert_int_equal(get_bytes(s, &OPAL_UID_MBR, 0, 511, &got), 0);
+	assert_int_equal(got, 512);
+	assert_int_equal(get_bytes(s, &OPAL_UID_DATASTORE, 0, 511, &got), OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_get_column_uint(s, &OPAL_UID_MBRCONTROL, OPAL_COL_MBR_DONE, &v), 0);
+	assert_int_equal(opal_get_column_uint(s, &OPAL_UID_LOCKING_INFO, 7, &v), 0);
+	assert_int_equal(v, 1);		/* AlignmentRequired */
+	assert_int_equal(opal_get_column_uint(s, &OPAL_UID_LOCKING_INFO, 9, &v), 0);
+	assert_int_equal(v, 8);		/* AlignmentGranularity */
+	assert_int_equal(opal_end_session(s), 0);
+	/* A host that takes 1 KiB: 1024 - 56 - 10 = 958 bytes. */
+	assert_int_equal(opal_properties(f->dev, &small, p), 0);
+	assert_int_equal(opal_admin1_session(f->dev, &KEY, &s), 0);
+	assert_int_equal(get_bytes(s, &OPAL_UID_MBR, 0, 957, &got), 0);
+	assert_int_equal(got, 958);
+	assert_int_equal(get_bytes(s, &OPAL_UID_MBR, 0, 958, &got), OPAL_ST_RESPONSE_OVERFLOW);
+	assert_int_equal(opal_end_session(s), 0);
+	free(p);
 }
 
 static void test_state_persists(void **state)
@@ -1603,6 +1788,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_byte_tables_sized_and_sparse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reverts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_persists, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_next_locking_table, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_getacl, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_table_get_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revertsp_keep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_erase_method, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_properties_values, setup, teardown),

@@ -65,7 +65,7 @@ void sim_factory_locking_sp(struct sim_state *st)
 		struct sim_range *r = &st->range[i];
 
 		r->start = 0;
-		r->length = i == 0 ? st->blocks : 0;
+		r->length = 0;	/* the global range: every LBA no other range has */
 		r->rle = r->wle = r->rl = r->wl = 0;
 		r->lock_on_reset = 1;
 		/* Opal SSC 4.3.1.6: each range ACE preconfigured to Admins. */

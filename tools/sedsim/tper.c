@@ -37,6 +37,8 @@ enum obj_kind {
 	OBJ_ACE_WR,
 	OBJ_ACE_GET,
 	OBJ_KAES,
+	OBJ_TABLE_LOCKING,	/* the Locking table itself (Next) */
+	OBJ_ACCESS_CONTROL,	/* the AccessControl table (GetACL) */
 };
 
 /* Columns of the Table table (Core Spec 5.3.2.1). */
@@ -47,6 +49,16 @@ struct obj {
 	enum obj_kind kind;
 	unsigned idx;		/* range number, or enum sim_auth for C_PIN/Authority */
 };
+
+/*
+ * UIDs written out from the SSC's tables rather than taken from lib/opal,
+ * so that host and simulator do not share a mistake: the MethodID table's
+ * Next and GetACL, the Locking and AccessControl tables.
+ */
+static const uint8_t M_NEXT[8] = { 0, 0, 0, 0x06, 0, 0, 0, 0x08 };
+static const uint8_t M_GETACL[8] = { 0, 0, 0, 0x06, 0, 0, 0, 0x0d };
+static const uint8_t UID_LOCKING_TABLE[8] = { 0, 0, 0x08, 0x02, 0, 0, 0, 0 };
+static const uint8_t UID_ACCESS_CONTROL_TABLE[8] = { 0, 0, 0, 0x07, 0, 0, 0, 0 };
 
 struct call {
 	const struct opal_tokens *t;
@@ -86,6 +98,10 @@ static struct obj classify(int sp, const opal_uid *u)
 
 	if (opal_uid_eq(u, &OPAL_UID_THISSP)) {
 		o.kind = OBJ_THISSP;
+		return o;
+	}
+	if (!memcmp(u->b, UID_ACCESS_CONTROL_TABLE, 8)) {
+		o.kind = OBJ_ACCESS_CONTROL;
 		return o;
 	}
 	if (sp == SP_ADMIN) {
@@ -145,6 +161,8 @@ static struct obj classify(int sp, const opal_uid *u)
 		o.kind = OBJ_TABLE_MBR;
 	else if (opal_uid_eq(u, &OPAL_UID_TABLE_DATASTORE))
 		o.kind = OBJ_TABLE_DS;
+	else if (!memcmp(u->b, UID_LOCKING_TABLE, 8))
+		o.kind = OBJ_TABLE_LOCKING;
 	return o;
 }
 
@@ -401,6 +419,25 @@ static void put_col_reset_list(struct opal_buf *o, unsigned first, unsigned last
 	opal_put_control(o, OPAL_TOK_ENDNAME);
 }
 
+/* The ComPacket size a reply may have now: ours, and the host's (Properties). */
+static size_t reply_limit(const struct sedsim *sim)
+{
+	return sim->max_compacket < sim->host_max_compacket ? sim->max_compacket :
+	       sim->host_max_compacket;
+}
+
+/*
+ * The most bytes of a byte table one Get can return: the ComPacket,
+ * Packet and SubPacket headers and the reply's own tokens (F0, a medium
+ * atom header of 2 bytes, F1, then F9 F0 00 00 00 F1) taken from the
+ * reply limit, the payload padded to 4 bytes. 1982 bytes with 2048-byte
+ * ComPackets.
+ */
+static size_t max_table_read(const struct sedsim *sim)
+{
+	return ((reply_limit(sim) - OPAL_FRAME_HDRS) & ~(size_t)3) - 10;
+}
+
 static int get_table_bytes(struct sedsim *sim, const struct call *c, bool mbr,
 			   struct opal_buf *o)
 {
@@ -418,8 +455,10 @@ static int get_table_bytes(struct sedsim *sim, const struct call *c, bool mbr,
 		first = t->tok[i].uint;
 	if ((i = named(t, cb + 1, end - 1, 2)) && is_uint(t, i))
 		last = t->tok[i].uint;
-	if (last < first || last - first >= 1536)
+	if (last < first)
 		return OPAL_ST_INVALID_PARAMETER;
+	if (last - first >= max_table_read(sim))
+		return OPAL_ST_RESPONSE_OVERFLOW;
 	tmp = malloc(last - first + 1);
 	if (!tmp)
 		return OPAL_ST_TPER_MALFUNCTION;
@@ -443,7 +482,8 @@ static int do_get(struct sedsim *sim, const struct call *c, struct obj ob, struc
 	unsigned first = 0, last = 0xffff;
 
 	if (ob.kind == OBJ_MBR || ob.kind == OBJ_DATASTORE) {
-		if (!is_admin(s))
+		/* MBR Get: ACE_Anybody; DataStore Get: ACE_DataStore_Get_All (Admins). */
+		if (ob.kind == OBJ_DATASTORE && !is_admin(s))
 			return OPAL_ST_NOT_AUTHORIZED;
 		return get_table_bytes(sim, c, ob.kind == OBJ_MBR, o);
 	}
@@ -469,11 +509,10 @@ static int do_get(struct sedsim *sim, const struct call *c, struct obj ob, struc
 		if (!ace_admits(st->range[ob.idx].get_ace, s))
 			return OPAL_ST_NOT_AUTHORIZED;
 		break;
-	case OBJ_MBRCTL:
 	case OBJ_ACE_RD:
 	case OBJ_ACE_WR:
 	case OBJ_ACE_GET:
-		if (!is_admin(s))
+		if (!is_admin(s))	/* ACE_ACE_Get_All */
 			return OPAL_ST_NOT_AUTHORIZED;
 		break;
 	case OBJ_AUTHORITY:
@@ -485,6 +524,7 @@ static int do_get(struct sedsim *sim, const struct call *c, struct obj ob, struc
 	case OBJ_LOCKING_INFO:
 	case OBJ_TABLE_MBR:
 	case OBJ_TABLE_DS:
+	case OBJ_MBRCTL:	/* MBRControl Get: ACE_Anybody */
 		break;
 	default:
 		return OPAL_ST_INVALID_PARAMETER;
@@ -508,8 +548,9 @@ static int do_get(struct sedsim *sim, const struct call *c, struct obj ob, struc
 		opal_uid key = opal_uid_k_aes_256(ob.idx);
 
 		put_col_bytes(o, first, last, 0, c->inv.b, 8);
-		put_col_uint(o, first, last, OPAL_COL_RANGE_START, r->start);
-		put_col_uint(o, first, last, OPAL_COL_RANGE_LENGTH, r->length);
+		/* The global range reports RangeStart 0 and RangeLength 0, as drives do. */
+		put_col_uint(o, first, last, OPAL_COL_RANGE_START, ob.idx ? r->start : 0);
+		put_col_uint(o, first, last, OPAL_COL_RANGE_LENGTH, ob.idx ? r->length : 0);
 		put_col_uint(o, first, last, OPAL_COL_READ_LOCK_ENABLED, r->rle);
 		put_col_uint(o, first, last, OPAL_COL_WRITE_LOCK_ENABLED, r->wle);
 		put_col_uint(o, first, last, OPAL_COL_READ_LOCKED, r->rl);
@@ -550,6 +591,11 @@ static int do_get(struct sedsim *sim, const struct call *c, struct obj ob, struc
 	case OBJ_LOCKING_INFO:
 		put_col_uint(o, first, last, 4, SEDSIM_RANGES);	/* MaxRanges */
 		put_col_uint(o, first, last, 5, 1);	/* MaxReEncryptions */
+		/* Opal SSC LockingInfo columns 7-10: the Geometry feature's values. */
+		put_col_uint(o, first, last, 7, 1);	/* AlignmentRequired */
+		put_col_uint(o, first, last, 8, SEDSIM_BLOCK);	/* LogicalBlockSize */
+		put_col_uint(o, first, last, 9, SIM_ALIGN_GRANULARITY);
+		put_col_uint(o, first, last, 10, SIM_LOWEST_ALIGNED_LBA);
 		break;
 	case OBJ_TABLE_MBR:
 	case OBJ_TABLE_DS:
@@ -813,6 +859,175 @@ static int do_set(struct sedsim *sim, const struct call *c, struct obj ob)
 	return rc;
 }
 
+/* ------------------------------------------------------- Next, GetACL */
+
+static void locking_row_uid(unsigned n, uint8_t uid[8])
+{
+	static const uint8_t global[8] = { 0, 0, 0x08, 0x02, 0, 0, 0, 0x01 };
+
+	memcpy(uid, global, 8);
+	if (n) {
+		uid[5] = 0x03;
+		uid[7] = (uint8_t)n;
+	}
+}
+
+/*
+ * Next on the Locking table (Core Spec 5.3.3.9; AccessControl: Anybody):
+ * the UIDs of the rows after Where (from the first row without it), at
+ * most Count of them, as a list. Where must name a row of the table.
+ */
+static int do_next(const struct call *c, struct opal_buf *o)
+{
+	const struct opal_tokens *t = c->t;
+	unsigned from = 0;
+	uint64_t count = UINT64_MAX;
+	bool have_where = false, have_count = false;
+
+	for (size_t i = c->p0; i < c->pend; i += 4) {
+		opal_uid u;
+		struct obj row;
+
+		if (i + 4 > c->pend || !opal_tok_is(&t->tok[i], OPAL_TOK_STARTNAME) ||
+		    !is_uint(t, i + 1) || !opal_tok_is(&t->tok[i + 3], OPAL_TOK_ENDNAME))
+			return OPAL_ST_INVALID_PARAMETER;
+		if (t->tok[i + 1].uint == 0 && !have_where) {
+			row = uid_at(t, i + 2, &u) ? classify(SP_LOCKING, &u) : (struct obj){ 0 };
+			if (row.kind != OBJ_LOCKING)
+				return OPAL_ST_INVALID_PARAMETER;
+			from = row.idx + 1;
+			have_where = true;
+		} else if (t->tok[i + 1].uint == 1 && !have_count && is_uint(t, i + 2)) {
+			count = t->tok[i + 2].uint;
+			have_count = true;
+		} else {
+			return OPAL_ST_INVALID_PARAMETER;
+		}
+	}
+	opal_put_control(o, OPAL_TOK_STARTLIST);
+	opal_put_control(o, OPAL_TOK_STARTLIST);
+	for (unsigned n = from; n <= SEDSIM_RANGES && count; n++, count--) {
+		uint8_t uid[8];
+
+		locking_row_uid(n, uid);
+		opal_put_bytes(o, uid, 8);
+	}
+	opal_put_control(o, OPAL_TOK_ENDLIST);
+	opal_put_control(o, OPAL_TOK_ENDLIST);
+	reply_status(o, 0);
+	return 0;
+}
+
+#define ACL_MAX 4
+
+struct acl {
+	size_t n;
+	uint8_t ace[ACL_MAX][8];
+};
+
+/* ACE UIDs: 00 00 00 08 b4 b5 b6 b7. */
+static void acl_add(struct acl *a, uint8_t b5, uint8_t b6, uint8_t b7)
+{
+	uint8_t *u = a->ace[a->n++];
+
+	memset(u, 0, 8);
+	u[3] = 0x08;
+	u[5] = b5;
+	u[6] = b6;
+	u[7] = b7;
+}
+
+/*
+ * The ACL of an (object, method) pair, from the SSC's AccessControl
+ * table preconfiguration (Opal SSC 4.2.1.5 and 4.3.1.5 and their ACE
+ * tables). Only the pairs of objects and methods this TPer serves; any
+ * other pair has no ACL here (INVALID_PARAMETER).
+ */
+static bool acl_of(int sp, const opal_uid *inv, const opal_uid *m, struct acl *a)
+{
+	struct obj ob = classify(sp, inv);
+	bool get = opal_uid_eq(m, &OPAL_M_GET), set = opal_uid_eq(m, &OPAL_M_SET);
+	unsigned n = ob.idx;
+
+	a->n = 0;
+	if (ob.kind == OBJ_THISSP && (opal_uid_eq(m, &OPAL_M_AUTHENTICATE) ||
+				      opal_uid_eq(m, &OPAL_M_RANDOM)))
+		acl_add(a, 0, 0, 0x01);				/* ACE_Anybody */
+	else if (sp == SP_ADMIN) {
+		if ((ob.kind == OBJ_SP_ADMIN || ob.kind == OBJ_SP_LOCKING) && get)
+			acl_add(a, 0, 0, 0x01);
+		else if ((ob.kind == OBJ_SP_ADMIN || ob.kind == OBJ_SP_LOCKING) &&
+			 (opal_uid_eq(m, &OPAL_M_REVERT) || opal_uid_eq(m, &OPAL_M_ACTIVATE)))
+			acl_add(a, 0x03, 0x00, 0x02);		/* ACE_SP_SID */
+		else if (ob.kind == OBJ_CPIN && n == AUTH_ANYBODY && get)
+			acl_add(a, 0x00, 0x8c, 0x04);		/* ACE_C_PIN_MSID_Get_PIN */
+		else if (ob.kind == OBJ_CPIN && n == AUTH_SID && get)
+			acl_add(a, 0x00, 0x8c, 0x02);		/* ACE_C_PIN_SID_Get_NOPIN */
+		else if (ob.kind == OBJ_CPIN && n == AUTH_SID && set)
+			acl_add(a, 0x00, 0x8c, 0x03);		/* ACE_C_PIN_SID_Set_PIN */
+		else if (ob.kind == OBJ_AUTHORITY && get)
+			acl_add(a, 0, 0, 0x01);
+	} else if (ob.kind == OBJ_LOCKING && get) {
+		acl_add(a, 0x03, 0xd0, (uint8_t)n);		/* ..._Get_RangeStartToActiveKey */
+	} else if (ob.kind == OBJ_LOCKING && set) {
+		acl_add(a, 0x03, 0xf0, n ? 0x01 : 0x00);	/* GlblRng_Admins_Set / Admins_RangeStartToLOR */
+		acl_add(a, 0x03, 0xe0, (uint8_t)n);		/* ..._Set_RdLocked */
+		acl_add(a, 0x03, 0xe8, (uint8_t)n);		/* ..._Set_WrLocked */
+	} else if (ob.kind == OBJ_TABLE_LOCKING && !memcmp(m->b, M_NEXT, 8)) {
+		acl_add(a, 0, 0, 0x01);
+	} else if ((ob.kind == OBJ_LOCKING_INFO || ob.kind == OBJ_MBRCTL || ob.kind == OBJ_MBR ||
+		    ob.kind == OBJ_TABLE_MBR || ob.kind == OBJ_TABLE_DS) && get) {
+		acl_add(a, 0, 0, 0x01);
+	} else if (ob.kind == OBJ_MBRCTL && set) {
+		acl_add(a, 0x03, 0xf8, 0x00);			/* ACE_MBRControl_Admins_Set */
+		acl_add(a, 0x03, 0xf8, 0x01);			/* ACE_MBRControl_Set_DoneToDOR */
+	} else if (ob.kind == OBJ_MBR && set) {
+		acl_add(a, 0, 0, 0x02);				/* ACE_Admin */
+	} else if (ob.kind == OBJ_DATASTORE && (get || set)) {
+		acl_add(a, 0x03, 0xfc, get ? 0x00 : 0x01);	/* ACE_DataStore_Get_All/Set_All */
+	} else if (ob.kind == OBJ_CPIN && get) {
+		acl_add(a, 0x03, 0xa0, 0x00);			/* ACE_C_PIN_Admins_Get_All_NOPIN */
+	} else if (ob.kind == OBJ_CPIN && set) {
+		if (n >= AUTH_USER1)
+			acl_add(a, 0x03, 0xa8, (uint8_t)(n - AUTH_USER1 + 1));	/* C_PIN_UserN_Set_PIN */
+		else
+			acl_add(a, 0x03, 0xa0, 0x01);		/* ACE_C_PIN_Admins_Set_PIN */
+	} else if (ob.kind == OBJ_AUTHORITY && (get || set)) {
+		acl_add(a, 0x03, 0x90, get ? 0x00 : 0x01);	/* ACE_Authority_Get_All/Set_Enabled */
+	} else if ((ob.kind == OBJ_ACE_RD || ob.kind == OBJ_ACE_WR || ob.kind == OBJ_ACE_GET) &&
+		   (get || set)) {
+		acl_add(a, 0x03, 0x80, get ? 0x00 : 0x01);	/* ACE_ACE_Get_All/Set_BooleanExpression */
+	} else if (ob.kind == OBJ_KAES && opal_uid_eq(m, &OPAL_M_GENKEY)) {
+		acl_add(a, 0x03, 0xb8, (uint8_t)n);		/* ACE_K_AES_256_RangeN_GenKey */
+	} else if (ob.kind == OBJ_THISSP && opal_uid_eq(m, &OPAL_M_REVERTSP)) {
+		acl_add(a, 0, 0, 0x02);				/* ACE_Admin */
+	}
+	return a->n > 0;
+}
+
+/*
+ * GetACL on the AccessControl table (Core Spec 5.3.3.13; GetACLACL:
+ * Anybody): two required parameters, InvokingID and MethodID, and the
+ * ACL as a list of ACE UIDs.
+ */
+static int do_getacl(struct sedsim *sim, const struct call *c, struct opal_buf *o)
+{
+	opal_uid inv, m;
+	struct acl a;
+
+	if (c->pend != c->p0 + 2 || !uid_at(c->t, c->p0, &inv) || !uid_at(c->t, c->p0 + 1, &m) ||
+	    !acl_of(sim->sess.sp, &inv, &m, &a))
+		return OPAL_ST_INVALID_PARAMETER;
+	opal_put_control(o, OPAL_TOK_STARTLIST);
+	opal_put_control(o, OPAL_TOK_STARTLIST);
+	for (size_t i = 0; i < a.n; i++)
+		opal_put_bytes(o, a.ace[i], 8);
+	opal_put_control(o, OPAL_TOK_ENDLIST);
+	opal_put_control(o, OPAL_TOK_ENDLIST);
+	reply_status(o, 0);
+	return 0;
+}
+
 /* ------------------------------------------------------------ methods */
 
 static void revert_admin_sp(struct sedsim *sim)
@@ -938,6 +1153,10 @@ static int dispatch(struct sedsim *sim, const struct call *c, struct opal_buf *o
 
 	if (opal_uid_eq(&c->meth, &OPAL_M_GET))
 		return do_get(sim, c, ob, o);
+	if (!memcmp(c->meth.b, M_NEXT, 8) && ob.kind == OBJ_TABLE_LOCKING)
+		return do_next(c, o);
+	if (!memcmp(c->meth.b, M_GETACL, 8) && ob.kind == OBJ_ACCESS_CONTROL)
+		return do_getacl(sim, c, o);
 	if (opal_uid_eq(&c->meth, &OPAL_M_SET)) {
 		rc = do_set(sim, c, ob);
 		if (!rc)
