@@ -2,7 +2,7 @@
 /*
  * sedsim security protocol interface: IF-SEND / IF-RECV for protocol 0
  * (supported protocols), 1 (Level 0 Discovery and ComPackets) and 2 (ComID
- * management), and the in-process opal_dev transport built on them.
+ * management). The in-process opal_dev transport on them is in hostdev.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -134,41 +134,4 @@ int sedsim_if_recv(struct sedsim *sim, uint8_t protocol, uint16_t sp_specific,
 	memcpy(buf, sim->resp, sim->resp_len);
 	sim->resp_len = 0;
 	return 0;
-}
-
-/* ------------------------------------------------- in-process transport */
-
-static int tp_send(void *ctx, uint8_t protocol, uint16_t sp_specific, const void *buf,
-		   size_t len)
-{
-	return sedsim_if_send(ctx, protocol, sp_specific, buf, len);
-}
-
-static int tp_recv(void *ctx, uint8_t protocol, uint16_t sp_specific, void *buf, size_t len)
-{
-	return sedsim_if_recv(ctx, protocol, sp_specific, buf, len);
-}
-
-static int tp_serial(void *ctx, char serial[OPAL_SERIAL_MAX])
-{
-	memcpy(serial, sedsim_serial(ctx), OPAL_SERIAL_MAX);
-	return 0;
-}
-
-static void tp_close(void *ctx)
-{
-	sedsim_close(ctx);
-}
-
-static const struct opal_transport_ops sedsim_ops = {
-	.name = "sedsim",
-	.if_send = tp_send,
-	.if_recv = tp_recv,
-	.serial = tp_serial,
-	.close = tp_close,
-};
-
-struct opal_dev *sedsim_opal_dev(struct sedsim *sim)
-{
-	return opal_dev_new(&sedsim_ops, sim);
 }
