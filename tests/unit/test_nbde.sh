@@ -42,7 +42,7 @@ grep_out() {
 	if grep -q -- "$2" "$T/out"; then ok "$1"; else not_ok "$1"; sed 's/^/# /' "$T/out"; fi
 }
 
-echo "1..22"
+echo "1..24"
 for tool in clevis jose socat curl /usr/libexec/tangd /usr/libexec/tangd-keygen; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "Bail out! $tool is missing: run scripts/bootstrap"
@@ -126,6 +126,20 @@ else
 	not_ok "getting the key was tried 1 + retry=2 times"; sed 's/^/# /' "$T/err"
 fi
 if [ $((end - start)) -le 20 ]; then ok "and gave up within its bounds ($((end - start)) s)"; else not_ok "gave up within its bounds ($((end - start)) s)"; fi
+# A server that takes the connection and never answers (curl's default
+# would wait forever): each attempt ends at the entry's timeout (3 s).
+socat "TCP-LISTEN:$A_PORT,bind=127.0.0.1,fork,reuseaddr" SYSTEM:"sleep 60" >/dev/null 2>&1 &
+PIDS="$PIDS $!"
+sleep 0.3
+sed -i "s|^tangslot .*|tangslot $D 1 clevis:$T/tang.jwe user=1,transport=sedsim,timeout=3,retry=1,fallback=fail|" "$T/opaltab"
+start=$(date +%s)
+expect_rc "a server that never answers: unlock-all fails (exit 11)" 11 "$OPALCTL" unlock-all --table "$T/opaltab" --no-prompt
+end=$(date +%s)
+if [ $((end - start)) -ge 5 ] && [ $((end - start)) -le 12 ]; then
+	ok "two attempts of at most 3 s and a 1 s backoff ($((end - start)) s)"
+else
+	not_ok "two attempts of at most 3 s and a 1 s backoff ($((end - start)) s)"; sed 's/^/# /' "$T/err"
+fi
 # With sss t=1 the second server is enough.
 check "sss slot: server B alone unlocks" "$OPALCTL" unlock-all --table "$T/opaltab" --name sssslot --no-prompt
 if "$SEDSIM" read "$D" 2048 1 2>/dev/null | cmp -s - "$T/data"; then ok "data intact after sss unlock"; else not_ok "data intact after sss unlock"; fi
