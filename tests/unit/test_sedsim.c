@@ -300,23 +300,62 @@ static void test_range_alignment(void **state)
 static void test_lockout(void **state)
 {
 	struct fx *f = *state;
-	opal_uid c = opal_uid_c_pin_admin(1);
+	opal_uid c = opal_uid_c_pin_admin(1), u1 = opal_uid_user(1), cu1 = opal_uid_c_pin_user(1);
+	struct opal_key ukey = { (const uint8_t *)"user-one", 8 };
+	struct opal_session *s;
 	uint64_t tries, limit;
 
 	own_and_activate(f);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(opal_lock_unlock(f->dev, 0, &BAD, 0, OPAL_UNLOCKED_RW),
+				 OPAL_ST_NOT_AUTHORIZED);
+	/* Tries are not Anybody's to read (ACE_C_PIN_Admins_Get_All_NOPIN)... */
+	assert_int_equal(opal_tries_left(f->dev, &OPAL_UID_LOCKINGSP, &c, &tries, &limit),
+			 OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_tries_left(f->dev, &OPAL_UID_ADMINSP, &OPAL_UID_C_PIN_SID, &tries, &limit),
+			 OPAL_ST_NOT_AUTHORIZED);
+	/* ... an admin reads them (which resets Admin1's own count: it authenticated). */
+	assert_int_equal(opal_admin1_session(f->dev, &KEY, &s), 0);
+	assert_int_equal(opal_get_column_uint(s, &c, OPAL_COL_TRY_LIMIT, &limit), 0);
+	assert_int_equal(limit, 3);
+	assert_int_equal(opal_user_set_enabled(s, 1, true), 0);
+	assert_int_equal(opal_user_set_pin(s, 1, &ukey), 0);
+	/* TryLimit is read-only; no PIN but the MSID's is ever readable. */
+	assert_int_equal(opal_set_column_uint(s, &c, OPAL_COL_TRY_LIMIT, 100), OPAL_ST_NOT_AUTHORIZED);
+	{
+		uint8_t pin[OPAL_PIN_MAX];
+		size_t n;
+
+		assert_int_equal(opal_get_column_bytes(s, &cu1, OPAL_COL_PIN, pin, sizeof(pin), &n),
+				 OPAL_ST_NOT_AUTHORIZED);
+	}
+	assert_int_equal(opal_end_session(s), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(opal_lock_unlock(f->dev, 1, &BAD, 0, OPAL_UNLOCKED_RW),
+				 OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_admin1_session(f->dev, &KEY, &s), 0);
+	assert_int_equal(opal_get_column_uint(s, &cu1, OPAL_COL_TRIES, &tries), 0);
+	assert_int_equal(tries, 3);
+	assert_int_equal(opal_end_session(s), 0);
+	/* A user reads no C_PIN, not even its own tries. */
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_LOCKINGSP, &u1, &ukey, false, &s),
+			 OPAL_ST_AUTHORITY_LOCKED_OUT);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(opal_lock_unlock(f->dev, 0, &BAD, 0, OPAL_UNLOCKED_RW),
 				 OPAL_ST_NOT_AUTHORIZED);
-	assert_int_equal(opal_tries_left(f->dev, &OPAL_UID_LOCKINGSP, &c, &tries, &limit), 0);
-	assert_int_equal(limit, 3);
-	assert_int_equal(tries, 3);
 	/* Locked out: even the right key fails until a power cycle. */
 	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 0, OPAL_UNLOCKED_RW),
 			 OPAL_ST_AUTHORITY_LOCKED_OUT);
 	assert_int_equal(sedsim_power_cycle(f->sim), 0);
 	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 0, OPAL_UNLOCKED_RW), 0);
-	assert_int_equal(opal_tries_left(f->dev, &OPAL_UID_LOCKINGSP, &c, &tries, &limit), 0);
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_LOCKINGSP, &u1, &ukey, false, &s), 0);
+	assert_int_equal(opal_get_column_uint(s, &cu1, OPAL_COL_TRIES, &tries), OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_end_session(s), 0);
+	/* The SID's own tries, in a SID session. */
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_ADMINSP, &OPAL_UID_SID, &KEY, false, &s), 0);
+	assert_int_equal(opal_get_column_uint(s, &OPAL_UID_C_PIN_SID, OPAL_COL_TRIES, &tries), 0);
 	assert_int_equal(tries, 0);
+	assert_int_equal(opal_end_session(s), 0);
 }
 
 static void test_user_ace(void **state)
@@ -1069,6 +1108,197 @@ static void test_table_get_limits(void **state)
 	free(p);
 }
 
+/* Set a reset list column (LockOnReset, DoneOnReset) to vals; its status. */
+static int set_reset_list(struct fx *f, const opal_uid *obj, unsigned col, const uint64_t *vals,
+			  size_t n, bool bytes)
+{
+	struct opal_session *s;
+	uint8_t mem[128];
+	struct opal_buf b;
+	int rc;
+
+	assert_int_equal(opal_admin1_session(f->dev, &KEY, &s), 0);
+	opal_buf_init(&b, mem, sizeof(mem));
+	opal_put_call_begin(&b, obj, &OPAL_M_SET);
+	opal_put_control(&b, OPAL_TOK_STARTNAME);
+	opal_put_uint(&b, 1);		/* Values */
+	opal_put_control(&b, OPAL_TOK_STARTLIST);
+	opal_put_control(&b, OPAL_TOK_STARTNAME);
+	opal_put_uint(&b, col);
+	opal_put_control(&b, OPAL_TOK_STARTLIST);
+	for (size_t i = 0; i < n; i++)
+		opal_put_uint(&b, vals[i]);
+	if (bytes)
+		opal_put_bytes(&b, "\0", 1);
+	opal_put_control(&b, OPAL_TOK_ENDLIST);
+	opal_put_control(&b, OPAL_TOK_ENDNAME);
+	opal_put_control(&b, OPAL_TOK_ENDLIST);
+	opal_put_control(&b, OPAL_TOK_ENDNAME);
+	opal_put_call_end(&b, 0);
+	rc = call_status(s, &b);
+	assert_int_equal(opal_end_session(s), 0);
+	return rc;
+}
+
+/*
+ * LockOnReset and DoneOnReset take the reset types this drive has: Power
+ * Cycle (0) alone. Hardware reset, HotPlug, Programmatic (no TPER_RESET
+ * here), a repeated type or a non-integer are refused, and change nothing.
+ */
+static void test_reset_lists(void **state)
+{
+	struct fx *f = *state;
+	opal_uid g = opal_uid_locking_range(0);
+	static const uint64_t pc[] = { 0 }, prog[] = { 0, 3 }, hw[] = { 1 }, twice[] = { 0, 0 };
+	struct opal_range r;
+	struct opal_mbr_state m;
+
+	own_and_activate(f);
+	assert_int_equal(set_reset_list(f, &g, OPAL_COL_LOCK_ON_RESET, NULL, 0, false), 0);
+	assert_int_equal(set_reset_list(f, &g, OPAL_COL_LOCK_ON_RESET, prog, 2, false),
+			 OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(set_reset_list(f, &g, OPAL_COL_LOCK_ON_RESET, hw, 1, false),
+			 OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(set_reset_list(f, &g, OPAL_COL_LOCK_ON_RESET, twice, 2, false),
+			 OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(set_reset_list(f, &g, OPAL_COL_LOCK_ON_RESET, pc, 1, true),
+			 OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(opal_get_range(f->dev, &KEY, 0, &r), 0);
+	assert_false(r.lock_on_reset);
+	assert_int_equal(set_reset_list(f, &g, OPAL_COL_LOCK_ON_RESET, pc, 1, false), 0);
+	assert_int_equal(opal_get_range(f->dev, &KEY, 0, &r), 0);
+	assert_true(r.lock_on_reset);
+	assert_int_equal(set_reset_list(f, &OPAL_UID_MBRCONTROL, OPAL_COL_MBR_DONE_ON_RESET, prog, 2,
+					false), OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(set_reset_list(f, &OPAL_UID_MBRCONTROL, OPAL_COL_MBR_DONE_ON_RESET, NULL, 0,
+					false), 0);
+	assert_int_equal(opal_mbr_get(f->dev, &KEY, &m), 0);
+}
+
+/* Activate on the Locking SP as SID with raw parameters; its status. */
+static int activate_raw(struct fx *f, const uint8_t *params, size_t n)
+{
+	static const uint8_t lsp[8] = { 0, 0, 0x02, 0x05, 0, 0, 0, 0x02 };
+	static const uint8_t m_activate[8] = { 0, 0, 0, 0x06, 0, 0, 0x02, 0x03 };
+	struct opal_session *s;
+	int rc;
+
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_ADMINSP, &OPAL_UID_SID, &KEY, true, &s),
+			 0);
+	rc = raw_call(s, lsp, m_activate, params, n, NULL, 0);
+	assert_int_equal(opal_end_session(s), 0);
+	return rc;
+}
+
+/* The SUM feature descriptor's flags byte (ANY 1, ALL 2, Policy 4), from the raw bytes. */
+static int sum_flags(struct fx *f)
+{
+	uint8_t l0[512];
+
+	assert_int_equal(sedsim_if_recv(f->sim, 1, 1, l0, sizeof(l0)), 0);
+	for (size_t off = 48; off + 4 <= 4 + be32_at(l0); off += 4 + l0[off + 3])
+		if (l0[off] == 0x02 && l0[off + 1] == 0x01) {
+			assert_int_equal(l0[off + 3], 12);
+			assert_int_equal(be32_at(l0 + off + 4), 9);	/* Locking objects supported */
+			return l0[off + 8];
+		}
+	fail_msg("no Single User Mode feature");
+	return -1;
+}
+
+#define LR(n) 0xa8, 0, 0, 0x08, 0x02, 0, (n) ? 0x03 : 0, 0, (n) ? (n) : 1
+#define SUM_LIST 0xf2, 0x83, 0x06, 0x00, 0x00
+#define SUM_POLICY 0xf2, 0x83, 0x06, 0x00, 0x01
+
+/*
+ * Single User Mode: Activate's selection list is parsed strictly; the
+ * ranges it names belong to their users (range n to User n+1, with an
+ * empty PIN): the admins lose them, the owner locks, configures and erases
+ * them, and RangeStartRangeLengthPolicy decides who places them.
+ */
+static void test_single_user_mode(void **state)
+{
+	struct fx *f = *state;
+	static const uint8_t not_a_row[] = { SUM_LIST, 0xf0, 0xa8, 0, 0, 0x08, 0x03, 0, 0, 0, 1, 0xf1, 0xf3 };
+	static const uint8_t twice[] = { SUM_LIST, 0xf0, LR(1), LR(1), 0xf1, 0xf3 };
+	static const uint8_t empty[] = { SUM_LIST, 0xf0, 0xf1, 0xf3 };
+	static const uint8_t bare_row[] = { SUM_LIST, LR(1), 0xf3 };
+	static const uint8_t number[] = { SUM_LIST, 0x01, 0xf3 };
+	static const uint8_t ds_sizes[] = { 0xf2, 0x83, 0x06, 0x00, 0x03, 0xf0, 0x82, 0x10, 0x00, 0xf1, 0xf3 };
+	static const uint8_t bad_policy[] = { SUM_LIST, 0xf0, LR(1), 0xf1, 0xf3, SUM_POLICY, 0x02, 0xf3 };
+	static const uint8_t policy_alone[] = { SUM_POLICY, 0x00, 0xf3 };
+	static const uint8_t r1_r2[] = { SUM_LIST, 0xf0, LR(1), LR(2), 0xf1, 0xf3, SUM_POLICY, 0x00, 0xf3 };
+	static const uint8_t table_admins[] = { SUM_LIST, 0xa8, 0, 0, 0x08, 0x02, 0, 0, 0, 0, 0xf3,
+						SUM_POLICY, 0x01, 0xf3 };
+	const uint8_t *bad[] = { not_a_row, twice, empty, bare_row, number, ds_sizes, bad_policy,
+				 policy_alone };
+	const size_t bad_len[] = { sizeof(not_a_row), sizeof(twice), sizeof(empty), sizeof(bare_row),
+				   sizeof(number), sizeof(ds_sizes), sizeof(bad_policy),
+				   sizeof(policy_alone) };
+	struct opal_key none = { (const uint8_t *)"", 0 }, u2key = { (const uint8_t *)"two", 3 };
+	struct opal_range r1 = { .n = 1, .start = 64, .length = 64, .read_lock_enabled = true,
+				 .write_lock_enabled = true };
+	opal_uid u2 = opal_uid_user(2), rng1 = opal_uid_locking_range(1), cu2 = opal_uid_c_pin_user(2);
+	uint8_t d[SEDSIM_BLOCK], back[SEDSIM_BLOCK];
+	struct opal_session *s;
+	uint64_t lc;
+
+	fill(d, sizeof(d), 3);
+	assert_int_equal(opal_take_ownership(f->dev, &KEY), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (activate_raw(f, bad[i], bad_len[i]) != OPAL_ST_INVALID_PARAMETER)
+			fail_msg("malformed Activate %zu accepted", i);
+		assert_int_equal(opal_locking_sp_lifecycle(f->dev, &lc), 0);
+		assert_int_equal(lc, OPAL_LIFECYCLE_MANUFACTURED_INACTIVE);
+	}
+	assert_int_equal(sum_flags(f), 0);
+	assert_int_equal(activate_raw(f, r1_r2, sizeof(r1_r2)), 0);
+	assert_int_equal(sum_flags(f), 0x01);	/* ANY */
+	/* Admin1 manages range 3, not range 1 nor User2. */
+	assert_int_equal(opal_setup_range(f->dev, &KEY, &r1), OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 1, OPAL_LOCKED), OPAL_ST_NOT_AUTHORIZED);
+	r1.n = 3;
+	r1.start = 256;
+	assert_int_equal(opal_setup_range(f->dev, &KEY, &r1), 0);
+	assert_int_equal(opal_admin1_session(f->dev, &KEY, &s), 0);
+	assert_int_equal(opal_user_set_pin(s, 2, &u2key), OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_user_set_enabled(s, 2, false), OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_end_session(s), 0);
+	/* User2, with the empty PIN SUM gives it, owns range 1 (policy 0: places it too). */
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_LOCKINGSP, &u2, &none, true, &s), 0);
+	assert_int_equal(opal_set_column_uint(s, &rng1, OPAL_COL_RANGE_START, 64), 0);
+	assert_int_equal(opal_set_column_uint(s, &rng1, OPAL_COL_RANGE_LENGTH, 64), 0);
+	assert_int_equal(opal_set_column_uint(s, &rng1, OPAL_COL_READ_LOCK_ENABLED, 1), 0);
+	assert_int_equal(opal_set_column_bytes(s, &cu2, OPAL_COL_PIN, u2key.data, u2key.len), 0);
+	assert_int_equal(opal_end_session(s), 0);
+	assert_int_equal(sedsim_write(f->sim, 64, 1, d), SEDSIM_IO_OK);
+	assert_int_equal(opal_lock_unlock(f->dev, 2, &u2key, 1, OPAL_LOCKED), 0);
+	assert_int_equal(sedsim_read(f->sim, 64, 1, back), SEDSIM_IO_LOCKED);
+	assert_int_equal(opal_lock_unlock(f->dev, 2, &u2key, 2, OPAL_LOCKED), OPAL_ST_NOT_AUTHORIZED);
+	/* The owner erases its range: new key, unlocked, and its PIN empty again. */
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_LOCKINGSP, &u2, &u2key, true, &s), 0);
+	assert_int_equal(raw_call(s, rng1.b, (const uint8_t[]){ 0, 0, 0, 0x06, 0, 0, 0x08, 0x03 }, NULL,
+				  0, NULL, 0), 0);
+	assert_int_equal(opal_end_session(s), 0);
+	assert_int_equal(sedsim_read(f->sim, 64, 1, back), SEDSIM_IO_OK);
+	assert_memory_not_equal(back, d, sizeof(d));
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_LOCKINGSP, &u2, &none, false, &s), 0);
+	assert_int_equal(opal_end_session(s), 0);
+	/* Back to factory; the whole Locking table in SUM, Admins place the ranges. */
+	assert_int_equal(opal_revert_locking_sp(f->dev, &KEY, false), 0);
+	assert_int_equal(activate_raw(f, table_admins, sizeof(table_admins)), 0);
+	assert_int_equal(sum_flags(f), 0x07);	/* ANY, ALL, Policy */
+	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_LOCKINGSP, &u2, &none, true, &s), 0);
+	assert_int_equal(opal_set_column_uint(s, &rng1, OPAL_COL_RANGE_START, 64), OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_set_column_uint(s, &rng1, OPAL_COL_WRITE_LOCK_ENABLED, 1), 0);
+	assert_int_equal(opal_end_session(s), 0);
+	assert_int_equal(opal_admin1_session(f->dev, &KEY, &s), 0);
+	assert_int_equal(opal_set_column_uint(s, &rng1, OPAL_COL_RANGE_LENGTH, 64), 0);
+	assert_int_equal(opal_set_column_uint(s, &rng1, OPAL_COL_WRITE_LOCK_ENABLED, 0),
+			 OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_end_session(s), 0);
+}
+
 static void test_state_persists(void **state)
 {
 	struct fx *f = *state;
@@ -1779,6 +2009,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ranges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_range_alignment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lockout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reset_lists, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_single_user_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_user_ace, setup, teardown),
 		cmocka_unit_test(test_ace_uids),
 		cmocka_unit_test_setup_teardown(test_grant_revoke, setup, teardown),

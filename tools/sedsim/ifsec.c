@@ -55,6 +55,18 @@ size_t sim_discovery(const struct sedsim *sim, uint8_t *out, size_t cap)
 	be64(f + 20, SIM_LOWEST_ALIGNED_LBA);
 	p = f + 28;
 
+	/*
+	 * Single User Mode (0x0201): the number of Locking objects that may
+	 * be in SUM, then ANY (bit 0: some range is), ALL (bit 1: every range
+	 * is) and Policy (bit 2: RangeStartRangeLengthPolicy, Admins).
+	 */
+	f = feature(p, OPAL_FC_SUM, 1, 12);
+	be32(f, 1 + SEDSIM_RANGES);
+	f[4] = (uint8_t)((active && st->sum_ranges ? 0x01 : 0) |
+			 (active && st->sum_ranges == (1u << (1 + SEDSIM_RANGES)) - 1 ? 0x02 : 0) |
+			 (active && st->sum_policy ? 0x04 : 0));
+	p = f + 12;
+
 	f = feature(p, OPAL_FC_DATASTORE, 1, 12);
 	be16(f + 2, 1);		/* max tables */
 	be32(f + 4, SEDSIM_DATASTORE_SIZE);

@@ -82,8 +82,11 @@ enum sim_auth {
 /* In an ACE mask: the authority class Admins (any enabled AdminN). */
 #define ACE_ADMINS (1u << 31)
 
-/* State file layout version (2: range ACEs with Get_RangeStartToActiveKey). */
-#define SEDSIM_STATE_VERSION 2
+/*
+ * State file layout version (2: range ACEs with Get_RangeStartToActiveKey;
+ * 3: Single User Mode ranges and policy).
+ */
+#define SEDSIM_STATE_VERSION 3
 
 struct sim_state {
 	char magic[8];
@@ -99,7 +102,13 @@ struct sim_state {
 	struct sim_range range[1 + SEDSIM_RANGES];
 	uint8_t mbr_enable, mbr_done, mbr_done_on_reset;
 	uint32_t try_limit;
+	/* Single User Mode: bit n set when range n (0: global) is owned by User n+1. */
+	uint16_t sum_ranges;
+	uint8_t sum_policy;		/* RangeStartRangeLengthPolicy: 0 owner, 1 Admins */
 };
+
+/* The user that owns range n in Single User Mode. */
+#define SUM_OWNER(n) (AUTH_USER1 + (n))
 
 struct sim_session {
 	bool open;

@@ -75,6 +75,8 @@ void sim_factory_locking_sp(struct sim_state *st)
 	st->mbr_enable = 0;
 	st->mbr_done = 0;
 	st->mbr_done_on_reset = 1;
+	st->sum_ranges = 0;
+	st->sum_policy = 0;
 }
 
 static int write_file_at(int dirfd, const char *name, const void *buf, size_t len)

@@ -4,9 +4,8 @@
  * SP. Requests arrive as ComPackets through IF-SEND; the reply waits for the
  * next IF-RECV on the same ComID.
  *
- * Access control follows the Opal SSC's preconfigured ACEs, with one
- * documented relaxation: Anybody may Get the TryLimit and Tries columns of
- * C_PIN objects, so hosts can report the tries left after a failure.
+ * Access control follows the Opal SSC's preconfigured ACEs (see
+ * cpin_readable, acl_of and sedsim(8) for what is modelled).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -285,6 +284,18 @@ static bool ace_admits(uint32_t ace, const struct sim_session *s)
 	return (ace & s->auth & ~ACE_ADMINS) || ((ace & ACE_ADMINS) && is_admin(s));
 }
 
+/* Range n is in Single User Mode. */
+static bool in_sum(const struct sim_state *st, unsigned n)
+{
+	return st->sum_ranges & (1u << n);
+}
+
+/* The user of a C_PIN or Authority object owns a range in Single User Mode. */
+static bool is_sum_owner(const struct sim_state *st, unsigned a)
+{
+	return a >= AUTH_USER1 && a < AUTH_COUNT && in_sum(st, a - AUTH_USER1);
+}
+
 static uint32_t *range_ace(struct sim_state *st, struct obj ob)
 {
 	struct sim_range *r = &st->range[ob.idx];
@@ -473,6 +484,33 @@ static int get_table_bytes(struct sedsim *sim, const struct call *c, bool mbr,
 	return rc ? OPAL_ST_INVALID_PARAMETER : 0;
 }
 
+static bool wants_col(unsigned first, unsigned last, unsigned col)
+{
+	return col >= first && col <= last;
+}
+
+/*
+ * Who may Get which columns of a C_PIN object, as the Opal SSC's ACEs say
+ * (Admin SP: ACE_C_PIN_MSID_Get_PIN is Anybody for UID and PIN,
+ * ACE_C_PIN_SID_Get_NOPIN is Admins OR SID for UID, CharSet, TryLimit,
+ * Tries and Persistence; Locking SP: ACE_C_PIN_Admins_Get_All_NOPIN is
+ * Admins for the same columns). No other PIN is ever readable, and a
+ * Get that asks for a column its invoker may not read is refused whole.
+ * So the tries left after a failed authentication are not readable by
+ * Anybody: a host learns them in a session of an authority that may.
+ */
+static bool cpin_readable(const struct sim_session *s, unsigned who, unsigned first,
+			  unsigned last)
+{
+	if (who == AUTH_ANYBODY)
+		return true;
+	if (wants_col(first, last, OPAL_COL_PIN))
+		return false;
+	if (s->sp == SP_ADMIN)
+		return s->auth & AUTH_BIT(AUTH_SID);
+	return is_admin(s);
+}
+
 static int do_get(struct sedsim *sim, const struct call *c, struct obj ob, struct opal_buf *o)
 {
 	const struct opal_tokens *t = c->t;
@@ -500,8 +538,7 @@ static int do_get(struct sedsim *sim, const struct call *c, struct obj ob, struc
 	/* Authorization first: nothing is emitted on failure. */
 	switch (ob.kind) {
 	case OBJ_CPIN:
-		/* Only the MSID's PIN is readable, and by Anybody. */
-		if (first <= OPAL_COL_PIN && last >= OPAL_COL_PIN && ob.idx != AUTH_ANYBODY)
+		if (!cpin_readable(s, ob.idx, first, last))
 			return OPAL_ST_NOT_AUTHORIZED;
 		break;
 	case OBJ_LOCKING:
@@ -537,7 +574,10 @@ static int do_get(struct sedsim *sim, const struct call *c, struct obj ob, struc
 		const struct sim_pin *p = pin_of(st, ob.idx);
 
 		put_col_bytes(o, first, last, 0, c->inv.b, 8);
-		put_col_bytes(o, first, last, OPAL_COL_PIN, p->pin, p->len);
+		if (ob.idx == AUTH_ANYBODY) {	/* C_PIN_MSID: UID and PIN */
+			put_col_bytes(o, first, last, OPAL_COL_PIN, p->pin, p->len);
+			break;
+		}
 		put_col_uint(o, first, last, OPAL_COL_TRY_LIMIT, p->try_limit);
 		put_col_uint(o, first, last, OPAL_COL_TRIES, p->tries);
 		put_col_uint(o, first, last, 7, 0);	/* Persistence */
@@ -660,8 +700,12 @@ static bool ranges_valid(const struct sim_state *st)
 }
 
 /*
- * A reset list (LockOnReset, DoneOnReset) at token v: *on is set when it
- * names Power Cycle (0), the only reset type this drive has.
+ * A reset list (LockOnReset, DoneOnReset) at token v: a list of reset
+ * types (Core Spec reset_types: 0 Power Cycle, 1 Hardware Reset, 2
+ * HotPlug, 3 Programmatic). This TPer supports Power Cycle alone (it has
+ * no TPER_RESET, so no Programmatic reset): the list is empty or { 0 };
+ * anything else, another type, a repeated one or a token that is not a
+ * uinteger, is INVALID_PARAMETER.
  */
 static int reset_list(const struct opal_tokens *t, size_t v, uint8_t *on)
 {
@@ -670,10 +714,14 @@ static int reset_list(const struct opal_tokens *t, size_t v, uint8_t *on)
 	if (!opal_tok_is(&t->tok[v], OPAL_TOK_STARTLIST))
 		return OPAL_ST_INVALID_PARAMETER;
 	end = opal_tok_skip(t, v);
+	if (!end)
+		return OPAL_ST_INVALID_PARAMETER;
 	*on = 0;
-	for (size_t i = v + 1; i + 1 < end; i++)
-		if (is_uint(t, i) && t->tok[i].uint == 0)
-			*on = 1;
+	for (size_t i = v + 1; i + 1 < end; i++) {
+		if (!is_uint(t, i) || t->tok[i].uint != 0 || *on)
+			return OPAL_ST_INVALID_PARAMETER;
+		*on = 1;
+	}
 	return 0;
 }
 
@@ -691,6 +739,8 @@ static int set_column(struct sedsim *sim, struct sim_state *st, struct obj ob,
 
 		if (s->sp == SP_ADMIN)
 			may = ob.idx == AUTH_SID && (s->auth & AUTH_BIT(AUTH_SID));
+		else if (is_sum_owner(st, ob.idx))	/* SUM: the owner alone */
+			may = s->auth & AUTH_BIT(ob.idx);
 		else
 			may = admin || (s->auth & AUTH_BIT(ob.idx));
 		if (!may)
@@ -703,10 +753,12 @@ static int set_column(struct sedsim *sim, struct sim_state *st, struct obj ob,
 			p->tries = 0;
 			return 0;
 		}
-		if (col == OPAL_COL_TRY_LIMIT && is_uint(t, v) && u <= UINT32_MAX) {
-			p->try_limit = (uint32_t)u;
-			return 0;
-		}
+		/*
+		 * The C_PIN Set ACEs cover the PIN column only: TryLimit (and
+		 * Tries, CharSet, Persistence) are not the host's to change.
+		 */
+		if (col == OPAL_COL_TRY_LIMIT || col == OPAL_COL_TRIES || col == 4 || col == 7)
+			return OPAL_ST_NOT_AUTHORIZED;
 		return OPAL_ST_INVALID_PARAMETER;
 	}
 	case OBJ_LOCKING: {
@@ -726,8 +778,20 @@ static int set_column(struct sedsim *sim, struct sim_state *st, struct obj ob,
 				r->wl = (uint8_t)u;
 			return 0;
 		}
-		if (!admin)
+		/*
+		 * The other columns are the Admins' (ACE_Locking_*_Admins_*),
+		 * in Single User Mode the owner's; RangeStart and RangeLength
+		 * there follow RangeStartRangeLengthPolicy.
+		 */
+		if (in_sum(st, ob.idx)) {
+			bool owner = s->auth & AUTH_BIT(SUM_OWNER(ob.idx));
+			bool range_col = col == OPAL_COL_RANGE_START || col == OPAL_COL_RANGE_LENGTH;
+
+			if ((range_col && st->sum_policy) ? !admin : !owner)
+				return OPAL_ST_NOT_AUTHORIZED;
+		} else if (!admin) {
 			return OPAL_ST_NOT_AUTHORIZED;
+		}
 		switch (col) {
 		case OPAL_COL_RANGE_START:
 		case OPAL_COL_RANGE_LENGTH:
@@ -768,7 +832,7 @@ static int set_column(struct sedsim *sim, struct sim_state *st, struct obj ob,
 			return OPAL_ST_INVALID_PARAMETER;
 		return 0;
 	case OBJ_AUTHORITY:
-		if (s->sp != SP_LOCKING || !admin)
+		if (s->sp != SP_LOCKING || !admin || is_sum_owner(st, ob.idx))
 			return OPAL_ST_NOT_AUTHORIZED;
 		if (col != OPAL_COL_AUTHORITY_ENABLED || !is_uint(t, v) || u > 1)
 			return OPAL_ST_INVALID_PARAMETER;
@@ -783,7 +847,8 @@ static int set_column(struct sedsim *sim, struct sim_state *st, struct obj ob,
 		uint32_t mask;
 		int rc;
 
-		if (!admin)
+		/* A range in Single User Mode has fixed ACEs: its owner's. */
+		if (!admin || in_sum(st, ob.idx))
 			return OPAL_ST_NOT_AUTHORIZED;
 		if (col != OPAL_COL_ACE_BOOLEAN_EXPR)
 			return OPAL_ST_INVALID_PARAMETER;
@@ -1030,6 +1095,96 @@ static int do_getacl(struct sedsim *sim, const struct call *c, struct opal_buf *
 
 /* ------------------------------------------------------------ methods */
 
+/*
+ * Activate's parameters (Opal SSC, Single User Mode feature set):
+ * SingleUserModeSelectionList (0x060000), either the Locking table's UID
+ * (every range) or a list of Locking objects, each once; and
+ * RangeStartRangeLengthPolicy (0x060001), 0 (the user owns RangeStart and
+ * RangeLength) or 1 (Admins do). Anything else, DataStoreTableSizes
+ * included (this TPer has one DataStore table), is INVALID_PARAMETER.
+ */
+#define ACTIVATE_SUM_LIST 0x060000
+#define ACTIVATE_SUM_POLICY 0x060001
+
+static int activate_params(const struct call *c, uint16_t *sum, uint8_t *policy)
+{
+	const struct opal_tokens *t = c->t;
+	bool have_list = false, have_policy = false;
+
+	*sum = 0;
+	*policy = 0;
+	for (size_t i = c->p0; i < c->pend;) {
+		size_t v = i + 2, next;
+
+		if (!opal_tok_is(&t->tok[i], OPAL_TOK_STARTNAME) || !is_uint(t, i + 1) ||
+		    !(next = opal_tok_skip(t, i)) || next > c->pend)
+			return OPAL_ST_INVALID_PARAMETER;
+		if (t->tok[i + 1].uint == ACTIVATE_SUM_LIST && !have_list) {
+			opal_uid u;
+
+			if (uid_at(t, v, &u)) {
+				if (memcmp(u.b, UID_LOCKING_TABLE, 8) || v + 1 != next - 1)
+					return OPAL_ST_INVALID_PARAMETER;
+				*sum = (uint16_t)((1u << (1 + SEDSIM_RANGES)) - 1);
+			} else {
+				size_t end = opal_tok_is(&t->tok[v], OPAL_TOK_STARTLIST) ?
+					     opal_tok_skip(t, v) : 0;
+
+				if (!end || end != next - 1 || end == v + 2)
+					return OPAL_ST_INVALID_PARAMETER;
+				for (size_t k = v + 1; k + 1 < end; k++) {
+					struct obj row = uid_at(t, k, &u) ? classify(SP_LOCKING, &u) :
+							 (struct obj){ 0 };
+
+					if (row.kind != OBJ_LOCKING || (*sum & (1u << row.idx)))
+						return OPAL_ST_INVALID_PARAMETER;
+					*sum |= (uint16_t)(1u << row.idx);
+				}
+			}
+			have_list = true;
+		} else if (t->tok[i + 1].uint == ACTIVATE_SUM_POLICY && !have_policy &&
+			   is_uint(t, v) && t->tok[v].uint <= 1 && v + 1 == next - 1) {
+			*policy = (uint8_t)t->tok[v].uint;
+			have_policy = true;
+		} else {
+			return OPAL_ST_INVALID_PARAMETER;
+		}
+		i = next;
+	}
+	if (have_policy && !have_list)
+		return OPAL_ST_INVALID_PARAMETER;	/* a policy for no range */
+	return 0;
+}
+
+/*
+ * Put the selected ranges in Single User Mode: range n belongs to User
+ * n+1, enabled with an empty PIN; its ACEs (RdLocked, WrLocked,
+ * RangeStartToActiveKey) name that user alone and are fixed.
+ */
+static void enter_sum(struct sim_state *st, uint16_t sum, uint8_t policy)
+{
+	st->sum_ranges = sum;
+	st->sum_policy = policy;
+	for (unsigned n = 0; n <= SEDSIM_RANGES; n++) {
+		struct sim_range *r = &st->range[n];
+		unsigned u = SUM_OWNER(n) - AUTH_USER1;
+
+		if (!in_sum(st, n))
+			continue;
+		r->rd_ace = r->wr_ace = r->get_ace = AUTH_BIT(SUM_OWNER(n));
+		st->user_enabled[u] = 1;
+		explicit_bzero(st->user[u].pin, sizeof(st->user[u].pin));
+		st->user[u].len = 0;
+		st->user[u].tries = 0;
+	}
+}
+
+/* Who may GenKey or Erase range n: Admins, or its owner in Single User Mode. */
+static bool range_manager(const struct sim_state *st, const struct sim_session *s, unsigned n)
+{
+	return in_sum(st, n) ? (s->auth & AUTH_BIT(SUM_OWNER(n))) != 0 : is_admin(s);
+}
+
 static void revert_admin_sp(struct sedsim *sim)
 {
 	struct sim_state *st = &sim->st;
@@ -1196,14 +1351,22 @@ static int dispatch(struct sedsim *sim, const struct call *c, struct opal_buf *o
 		return 0;
 	}
 	if (opal_uid_eq(&c->meth, &OPAL_M_ACTIVATE) && ob.kind == OBJ_SP_LOCKING) {
+		uint16_t sum = 0;
+		uint8_t policy = 0;
+
 		if (!(s->auth & AUTH_BIT(AUTH_SID)))
 			return OPAL_ST_NOT_AUTHORIZED;
+		rc = activate_params(c, &sum, &policy);
+		if (rc)
+			return rc;
+		/* On an active Locking SP, Activate succeeds and does nothing (Opal SSC 5.1.1). */
 		if (!lsp_active(st)) {
 			/* Admin1 of the Locking SP takes the SID's PIN. */
 			st->lsp_lifecycle = OPAL_LIFECYCLE_MANUFACTURED;
 			st->admin[0].len = st->sid.len;
 			memcpy(st->admin[0].pin, st->sid.pin, st->sid.len);
 			st->admin_enabled[0] = 1;
+			enter_sum(st, sum, policy);
 			if (sim_save(sim))
 				return OPAL_ST_TPER_MALFUNCTION;
 		}
@@ -1226,7 +1389,7 @@ static int dispatch(struct sedsim *sim, const struct call *c, struct opal_buf *o
 		return reverted(sim, o, close_after);
 	}
 	if (opal_uid_eq(&c->meth, &OPAL_M_GENKEY) && ob.kind == OBJ_KAES) {
-		if (!is_admin(s))
+		if (!range_manager(st, s, ob.idx))
 			return OPAL_ST_NOT_AUTHORIZED;
 		if (c->p0 != c->pend)
 			return OPAL_ST_INVALID_PARAMETER;
@@ -1236,11 +1399,19 @@ static int dispatch(struct sedsim *sim, const struct call *c, struct opal_buf *o
 		return 0;
 	}
 	if (opal_uid_eq(&c->meth, &OPAL_M_ERASE) && ob.kind == OBJ_LOCKING) {
-		if (!is_admin(s))
+		if (!range_manager(st, s, ob.idx))
 			return OPAL_ST_NOT_AUTHORIZED;
 		if (c->p0 != c->pend)
 			return OPAL_ST_INVALID_PARAMETER;
 		rc = erase_range(&st->range[ob.idx]);
+		/* In Single User Mode Erase also gives the owner its initial, empty PIN. */
+		if (!rc && in_sum(st, ob.idx)) {
+			struct sim_pin *p = &st->user[SUM_OWNER(ob.idx) - AUTH_USER1];
+
+			explicit_bzero(p->pin, sizeof(p->pin));
+			p->len = 0;
+			p->tries = 0;
+		}
 		if (!rc && sim_save(sim))
 			rc = OPAL_ST_TPER_MALFUNCTION;
 		if (rc)
