@@ -146,7 +146,8 @@ class Env:
     def __init__(self, args):
         self.args = args
         self.work = os.path.abspath(args.work)
-        self.opalctl = args.opalctl
+        self.opalctl = args.opalctl          # what goes into the initramfs
+        self.opalctl_sim = args.opalctl_sim  # host side: --transport sedsim
         self.sedsim = args.sedsim
         self.servers = []
 
@@ -210,11 +211,11 @@ $B poweroff -f
         with open(disk, "rb") as f:
             mbr = f.read(512)
         run([self.sedsim, "write", d, "0", "1"], input=mbr)
-        run([self.opalctl, "setup", d, "--transport", "sedsim", "--keyfile", self.admin_key,
+        run([self.opalctl_sim, "setup", d, "--transport", "sedsim", "--keyfile", self.admin_key,
              "--range", "1", "--start", str(R1_START), "--length", str(R1_LENGTH)])
         with open(img, "rb") as f:
             run([self.sedsim, "write", d, str(R1_START), str(R1_LENGTH)], stdin=f)
-        run([self.opalctl, "lock", d, "--transport", "sedsim", "--keyfile", self.admin_key,
+        run([self.opalctl_sim, "lock", d, "--transport", "sedsim", "--keyfile", self.admin_key,
              "--range", "1"])
 
     def range1_locked(self):
@@ -263,6 +264,57 @@ $B poweroff -f
         return {"name": name, "port": port, "log": log, "adv": adv,
                 "url": f"http://10.0.2.2:{port}", "server": s}
 
+    def start_swtpm_tcp(self):
+        """The software TPM on loopback TCP, for sealing on the host
+        (TPM2TOOLS_TCTI=swtpm:...). Its state directory outlives it: the
+        guest's TPM is the same TPM afterwards."""
+        self.tpm_state = self.path("tpm")
+        os.makedirs(self.tpm_state, exist_ok=True)
+        # The swtpm TCTI finds the control channel on the next port.
+        for _ in range(20):
+            port = free_port()
+            try:
+                with socket.socket() as probe:
+                    probe.bind(("127.0.0.1", port + 1))
+                break
+            except OSError:
+                continue
+        ctrl = port + 1
+        s = Server("swtpm (host)",
+                   ["swtpm", "socket", "--tpm2", "--tpmstate", f"dir={self.tpm_state}",
+                    "--server", f"type=tcp,port={port},bindaddr=127.0.0.1",
+                    "--ctrl", f"type=tcp,port={ctrl},bindaddr=127.0.0.1",
+                    "--flags", "not-need-init,startup-clear"], port, self.path("swtpm.log"))
+        s.start()
+        self.servers.append(s)
+        return s, f"swtpm:host=127.0.0.1,port={port}"
+
+    def start_swtpm_qemu(self):
+        """The same TPM for QEMU's tpm-tis device (control channel on a UNIX
+        socket, data on a descriptor QEMU passes)."""
+        sock = self.path("tpm", "swtpm.sock")
+        if os.path.exists(sock):
+            os.unlink(sock)
+        log = open(self.path("swtpm.log"), "ab")
+        p = subprocess.Popen(["swtpm", "socket", "--tpm2", "--tpmstate", f"dir={self.tpm_state}",
+                              "--ctrl", f"type=unixio,path={sock}", "--terminate"],
+                             stdout=log, stderr=log, stdin=subprocess.DEVNULL,
+                             start_new_session=True)
+        log.close()
+        end = time.monotonic() + 15
+        while not os.path.exists(sock):
+            if p.poll() is not None or time.monotonic() > end:
+                p.kill()
+                p.wait()
+                raise SetupError("swtpm for QEMU did not start")
+            time.sleep(0.1)
+        s = Server("swtpm (qemu)", [], 0, "")
+        s.proc = p
+        self.servers.append(s)
+        return s, ["-chardev", f"socket,id=chrtpm,path={sock}",
+                   "-tpmdev", "emulator,id=tpm0,chardev=chrtpm",
+                   "-device", "tpm-tis,tpmdev=tpm0"]
+
     def start_silent(self):
         """A server that accepts connections and never answers: a Tang
         server that hangs."""
@@ -277,6 +329,19 @@ $B poweroff -f
     def tang_requests(tang):
         with open(tang["log"], errors="replace") as f:
             return sum(1 for line in f if "/rec/" in line)
+
+    def bind(self, name, pin, config, env=None):
+        """A key slot: opalctl bind makes a user with a random PIN, grants it
+        range 1 and seals the PIN into a JWE. Returns (JWE, user number)."""
+        jwe = self.path(f"{name}.jwe")
+        out = run([self.opalctl_sim, "bind", self.drive, "--transport", "sedsim",
+                   "--keyfile", self.admin_key, "--range", "1", "--pin", pin,
+                   "--config", config, "--jwe", jwe],
+                  env=env).stdout.decode(errors="replace")
+        m = re.search(r"clevis:\S+ user=(\d+)", out)
+        if not m:
+            raise SetupError(f"opalctl bind printed no opaltab line:\n{out}")
+        return jwe, int(m.group(1))
 
     def seal(self, name, pin, config, secret_file):
         jwe = self.path(f"{name}.jwe")
@@ -362,7 +427,7 @@ $B poweroff -f
         return out, files
 
     # --- QEMU ---------------------------------------------------------------
-    def boot(self, kver, initrd, append, answers=(), timeout=None):
+    def boot(self, kver, initrd, append, answers=(), timeout=None, qemu_args=()):
         """Boot; returns (console text, qemu exit status or None on timeout,
         answers written). answers: (regex, text) pairs typed on the serial
         console the first time the regex matches."""
@@ -373,7 +438,8 @@ $B poweroff -f
                "-smp", "1", "-nodefaults", "-display", "none", "-no-reboot",
                "-serial", "stdio", "-monitor", "none",
                "-netdev", "user,id=n0", "-device", "virtio-net-pci,netdev=n0",
-               "-kernel", f"/boot/vmlinuz-{kver}", "-initrd", initrd, "-append", cmdline]
+               "-kernel", f"/boot/vmlinuz-{kver}", "-initrd", initrd, "-append", cmdline,
+               *qemu_args]
         log = self.path(f"console-{os.path.basename(initrd)}-{int(time.time())}.log")
         p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, start_new_session=True)
@@ -429,6 +495,12 @@ def locked_at_boot(text):
     return re.search(r"nvme\d+n1: I/O Cmd.*sct 0x2 / sc 0x86", head) is not None
 
 
+def bounded_attempts(text, n):
+    """opalctl reported failed attempts 1..n of n to get the key, no more."""
+    seen = [int(a) for a in re.findall(rf"attempt (\d+) of {n}\b", text)]
+    return sorted(set(seen)) == list(range(1, n + 1))
+
+
 def tail(text, n=40):
     return "\n".join(text.rstrip().splitlines()[-n:])
 
@@ -439,8 +511,8 @@ def kernel_opal(kver):
     return (int(m.group(1)), int(m.group(2))) >= (6, 2)
 
 
-def opal_options(kver):
-    return "timeout=60" if kernel_opal(kver) else "timeout=60,transport=nvme"
+def opal_options(kver, timeout=60):
+    return f"timeout={timeout}" + ("" if kernel_opal(kver) else ",transport=nvme")
 
 
 def how(kver):
@@ -460,14 +532,14 @@ def step(tap, descs, fn):
         tap.result(good, desc, diag)
 
 
-def boot_expect_root(env, kver, initrd, tangs, append="", answers=()):
+def boot_expect_root(env, kver, initrd, tangs, append="", answers=(), qemu_args=()):
     """Serve the drive (a power-on), boot, stop the drive. Good when the
     guest saw range 1 locked, reached root with the data intact, asked for
     nothing (unless answers were given) and Tang answered."""
     env.start_drive()
     before = [env.tang_requests(t) for t in tangs]
     try:
-        text, rc, typed = env.boot(kver, initrd, append, answers)
+        text, rc, typed = env.boot(kver, initrd, append, answers, qemu_args=qemu_args)
     finally:
         env.stop_drive()
     reached, intact = root_result(text, env.data_sha)
@@ -484,7 +556,9 @@ def boot_expect_root(env, kver, initrd, tangs, append="", answers=()):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--opalctl", required=True)
+    ap.add_argument("--opalctl", required=True, help="the opalctl the initramfs gets")
+    ap.add_argument("--opalctl-sim", required=True,
+                    help="an opalctl with the sedsim transport, for the host side")
     ap.add_argument("--sedsim", required=True)
     ap.add_argument("--work", required=True, help="scratch directory (emptied first)")
     ap.add_argument("--kver", action="append", default=[],
@@ -533,9 +607,10 @@ def main():
     off_desc = [f"{first}: fdekit.opal=0: no unlock, no Tang request, range 1 stays locked and the boot ends without root (panic=-1)"]
     full_descs = [
         f"{first}: sss t=1 over two Tang servers, the first down: the second unlocks, no prompt",
-        f"{first}: both Tang servers down (one refusing, one silent): bounded retries, then the console prompt, answered with the Admin1 key, unlocks",
-        f"{first}: both Tang servers down, fallback=fail, fdekit.timeout=40: the unlock gives up in time and says so, no prompt",
-        f"{first}: a JWE sealing a wrong key: the drive's refusal is not retried, the tries left are printed",
+        f"{first}: both Tang servers down (one refusing, one silent): 3 bounded attempts, then the console prompt, answered with the Admin1 key (not echoed), unlocks",
+        f"{first}: both Tang servers down, fallback=fail: 3 bounded attempts, then a clear failure, no prompt, the boot ends without root",
+        f"{first}: a JWE sealing a wrong key for the slot: the drive's refusal is not retried, the tries left are printed",
+        f"{first}: tpm2 pin (swtpm behind QEMU's tpm-tis): the slot sealed to the TPM unlocks with no prompt, and fdekit brings up no network",
     ] if args.full else []
     planned = (1 + sum(len(per_kernel(k)) for k in kvers) + sum(len(dracut_descs(k)) for k in dracut_kvers)
                + len(off_desc) + len(full_descs))
@@ -546,18 +621,19 @@ def main():
             img = env.make_rootfs()
             env.make_drive(img)
             t["a"] = env.start_tang("a")
-            t["jwe"] = env.seal("root-tang", "tang",
-                                f'{{"url":"{t["a"]["url"]}","adv":"{t["a"]["adv"]}"}}', env.admin_key)
+            t["jwe"], t["user"] = env.bind("root-tang", "tang",
+                                           f'{{"url":"{t["a"]["url"]}","adv":"{t["a"]["adv"]}"}}')
             return [(env.range1_locked(), "a host read of range 1 was not refused")]
         host_desc = [f"host: a sedsim drive whose partition 1 = locking range 1 holds the ext4 root, "
-                     f"locked (LockOnReset); Tang on a loopback port; the Admin1 key sealed to it"]
+                     f"locked (LockOnReset); Tang on a loopback port; a key slot bound to it (opalctl bind)"]
         step(tap, host_desc, host)
         if "jwe" not in t:
             tap.bail_rest("host setup failed", ["-"] * (planned - 1))
             return 1
 
-        def entry(k, jwe, extra=""):
-            opts = opal_options(k) + ("," + extra if extra else "")
+        def entry(k, jwe, extra="", user=None, timeout=60):
+            user = t["user"] if user is None else user
+            opts = opal_options(k, timeout) + f",user={user}" + ("," + extra if extra else "")
             return f"root serial={SERIAL} 1 clevis:{jwe} {opts}"
 
         def it_image(k, table, tag):
@@ -630,13 +706,15 @@ def full_scenarios(tap, env, t, k, descs, entry):
     down = {"url": f"http://10.0.2.2:{refused}"}
 
     def sss(name, servers):
+        """A key slot sealed with sss t=1 over Tang servers (the down ones
+        with the first server's advertisement: their keys never matter)."""
         pins = ",".join(f'{{"url":"{s["url"]}","adv":"{s.get("adv", t["a"]["adv"])}"}}'
                         for s in servers)
-        return env.seal(name, "sss", f'{{"t":1,"pins":{{"tang":[{pins}]}}}}', env.admin_key)
+        return env.bind(name, "sss", f'{{"t":1,"pins":{{"tang":[{pins}]}}}}')
 
     def first_down():
-        jwe = sss("sss-first-down", [down, b])
-        table = env.write_table("sss1", [entry(k, jwe)])
+        jwe, user = sss("sss-first-down", [down, b])
+        table = env.write_table("sss1", [entry(k, jwe, user=user)])
         initrd, _ = env.mkinitramfs(k, table, "sss1")
         good, diag, _, recs = boot_expect_root(env, k, initrd, [b])
         return [(good and recs[0] >= 1, diag)]
@@ -645,22 +723,25 @@ def full_scenarios(tap, env, t, k, descs, entry):
     both = [down, silent]
 
     def prompt():
-        jwe = sss("sss-both-down", both)
-        table = env.write_table("prompt", [entry(k, jwe, "retry=2,fallback=prompt")])
+        jwe, user = sss("sss-both-down", both)
+        table = env.write_table("prompt", [entry(k, jwe, "retry=2,fallback=prompt", user, timeout=8)])
         initrd, _ = env.mkinitramfs(k, table, "prompt")
-        good, diag, text, _ = boot_expect_root(env, k, initrd, [], "fdekit.timeout=60",
+        good, diag, text, _ = boot_expect_root(env, k, initrd, [], "fdekit.timeout=90",
                                                answers=[(PROMPT.pattern, env.admin_key_text)])
-        return [(good, diag)]
+        attempts = bounded_attempts(text, 3)
+        echoed = env.admin_key_text in text
+        return [(good and attempts and not echoed,
+                 f"3 attempts then stop: {attempts}, key echoed: {echoed}\n{diag}")]
     step(tap, descs[1:2], prompt)
 
     def fail():
-        jwe = sss("sss-both-down-fail", both)
-        table = env.write_table("fail", [entry(k, jwe, "retry=2,fallback=fail")])
+        jwe, user = sss("sss-both-down-fail", both)
+        table = env.write_table("fail", [entry(k, jwe, "retry=2,fallback=fail", user, timeout=8)])
         initrd, _ = env.mkinitramfs(k, table, "fail")
         env.start_drive()
         try:
             start = time.monotonic()
-            text, rc, _ = env.boot(k, initrd, "fdekit.timeout=40 rootdelay=10")
+            text, rc, _ = env.boot(k, initrd, "fdekit.timeout=90 rootdelay=10")
             took = time.monotonic() - start
         finally:
             env.stop_drive()
@@ -668,8 +749,10 @@ def full_scenarios(tap, env, t, k, descs, entry):
         asked = PROMPT.search(text)
         said = re.search(r"stay locked|unlock-all failed", text) is not None
         env.power_cycle()
-        good = said and not reached and not asked and rc == 0 and env.range1_locked()
-        return [(good, f"failure said: {said}, root reached: {reached}, prompt: {bool(asked)}, "
+        attempts = bounded_attempts(text, 3)
+        good = said and attempts and not reached and not asked and rc == 0 and env.range1_locked()
+        return [(good, f"failure said: {said}, 3 attempts then stop: {attempts}, "
+                       f"root reached: {reached}, prompt: {bool(asked)}, "
                        f"qemu exit: {rc}, {took:.0f} s\n{tail(text)}")]
     step(tap, descs[2:3], fail)
 
@@ -677,6 +760,7 @@ def full_scenarios(tap, env, t, k, descs, entry):
         bad = env.path("wrong.key")
         with open(bad, "w") as f:
             f.write(os.urandom(16).hex())
+        # User1's slot, with a key that is not its PIN.
         jwe = env.seal("wrong", "tang", f'{{"url":"{b["url"]}","adv":"{b["adv"]}"}}', bad)
         table = env.write_table("wrong", [entry(k, jwe, "retry=3,fallback=fail")])
         initrd, _ = env.mkinitramfs(k, table, "wrong")
@@ -694,6 +778,29 @@ def full_scenarios(tap, env, t, k, descs, entry):
         return [(good, f"tries left printed: {tries}, tang requests: {recs} (want 1), "
                        f"root reached: {reached}, qemu exit: {rc}\n{tail(text)}")]
     step(tap, descs[3:4], wrong_key)
+
+    def tpm2():
+        host_tpm, tcti = env.start_swtpm_tcp()
+        try:
+            jwe, user = env.bind("tpm2", "tpm2", "{}", env=dict(os.environ, TPM2TOOLS_TCTI=tcti))
+        finally:
+            host_tpm.stop()
+            env.servers.remove(host_tpm)
+        table = env.write_table("tpm2", [entry(k, jwe, user=user)])
+        initrd, files = env.mkinitramfs(k, table, "tpm2")
+        need = ["usr/bin/clevis-decrypt-tpm2", "usr/bin/tpm2_unseal"]
+        missing = [n for n in need if n not in files]
+        tcti_lib = any("libtss2-tcti-device.so" in f for f in files)
+        guest_tpm, qargs = env.start_swtpm_qemu()
+        try:
+            good, diag, text, _ = boot_expect_root(env, k, initrd, [], qemu_args=qargs)
+        finally:
+            guest_tpm.stop()
+            env.servers.remove(guest_tpm)
+        no_net = "fdekit: configuring the network" not in text
+        return [(good and no_net and not missing and tcti_lib,
+                 f"missing: {missing}, tcti-device: {tcti_lib}, fdekit network: {not no_net}\n{diag}")]
+    step(tap, descs[4:5], tpm2)
 
 
 if __name__ == "__main__":
