@@ -15,6 +15,7 @@
 # 41-opal-nvme.sh): every step that needs the kernel's ioctls, or checks what
 # they did, is a TAP skip there; the opalctl-only steps still run.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/opal-nvme-lib.sh"
 plan 83
 
 umask 077
@@ -31,10 +32,6 @@ LENGTH=4096
 SI=sedopal-ioctl
 mkdir -p "$D/drive"
 
-case $(uname -r) in
-[0-5].* | 6.[01].*) KERNEL_OPAL= ;;
-*) KERNEL_OPAL=1 ;;
-esac
 NOK="$(uname -r) has no sed-opal for NVMe over fabrics (init_opal_dev only in drivers/nvme/host/pci.c before 6.2)"
 
 # run DESC CMD...: one result, ok when CMD exits 0; on failure its stderr
@@ -111,65 +108,12 @@ gkrun() {
 check "nvme-tcp host modules load" load nvme_tcp
 check "loopback interface up" ip link set lo up
 
-serve() {
-	start_server "$D/serve.log" sedsim serve-nvme "$D/drive" --port $PORT --nqn $NQN \
-		--trace "$D/trace"
-	_rc=$?
-	SERVE_PID=$SERVER_PID
-	return $_rc
-}
+SERVE_ARGS="--trace $D/trace"
 
-find_ctrl() {
-	for _c in /sys/class/nvme/nvme*; do
-		[ -r "$_c/subsysnqn" ] || continue
-		if [ "$(cat "$_c/subsysnqn")" = "$NQN" ]; then
-			echo "${_c##*/}"
-			return 0
-		fi
-	done
-	return 1
-}
-
-# As in 41-opal-nvme.sh, with a keep-alive timeout that outlasts the frozen
-# target during the suspend test below (pm_test waits 5 s with user space,
-# sedsim included, frozen), and reconnects every second when the target
-# goes away.
-connect() {
-	CTRL=
-	DEV=
-	echo "transport=tcp,traddr=127.0.0.1,trsvcid=$PORT,nqn=$NQN,hostnqn=$HOSTNQN,hostid=$HOSTID,nr_io_queues=1,keep_alive_tmo=60,reconnect_delay=1" \
-		>/dev/nvme-fabrics || return 1
-	_c=$(find_ctrl) || return 1
-	CTRL=/dev/$_c
-	for _i in $(seq 1 100); do
-		for _n in /sys/class/nvme/"$_c"/nvme*n1; do
-			[ -e "$_n" ] && [ -b "/dev/${_n##*/}" ] && DEV=/dev/${_n##*/} && return 0
-		done
-		sleep 0.1
-	done
-	return 1
-}
-
-disconnect() {
-	_c=$(find_ctrl) || return 0
-	echo 1 >"/sys/class/nvme/$_c/delete_controller"
-}
-
-# SHA-256 of the 1 MiB at 1 MiB (inside range 1), bypassing the page cache.
-read_sum() {
-	echo 3 >/proc/sys/vm/drop_caches
-	dd if="$DEV" bs=65536 skip=16 count=16 iflag=direct 2>/dev/null >"$D/back" &&
-		[ "$(wc -c <"$D/back")" -eq 1048576 ] && sha256sum <"$D/back" | cut -d' ' -f1
-}
-
-# SHA-256 of the first 64 KiB (the global range).
-head_sum() {
-	dd if="$DEV" bs=65536 count=1 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1
-}
-
-locked() {
-	if read_sum >/dev/null; then not_ok "$1"; else ok "$1"; fi
-}
+# A keep-alive timeout that outlasts the frozen target during the suspend
+# test below (pm_test waits 5 s with user space, sedsim included, frozen),
+# and reconnects every second when the target goes away.
+CONNECT_OPTS=",keep_alive_tmo=60,reconnect_delay=1"
 
 klocked() {
 	if [ -n "$KERNEL_OPAL" ]; then locked "$1"; else kskip "$1"; fi
