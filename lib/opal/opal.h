@@ -645,9 +645,13 @@ int opal_revoke_user(struct opal_session *s, unsigned user, unsigned range);
 
 /*
  * C_PIN tries left for an authority's PIN object, when the device lets
- * Anybody read it; OPAL_ST_NOT_AUTHORIZED otherwise.
+ * Anybody read it (the Opal SSC does not: only admins, and SID for its own
+ * PIN); OPAL_ST_NOT_AUTHORIZED otherwise.
  */
 int opal_tries_left(struct opal_dev *dev, const opal_uid *sp, const opal_uid *cpin,
 		    uint64_t *tries, uint64_t *limit);
+/* The same in an open session (the Opal SSC lets admins read them). */
+int opal_tries_in_session(struct opal_session *s, const opal_uid *cpin, uint64_t *tries,
+			  uint64_t *limit);
 
 #endif

@@ -561,25 +561,31 @@ int opal_random(struct opal_dev *dev, void *buf, size_t len)
 	return finish(s, rc);
 }
 
-int opal_tries_left(struct opal_dev *dev, const opal_uid *sp, const opal_uid *cpin,
-		    uint64_t *tries, uint64_t *limit)
+int opal_tries_in_session(struct opal_session *s, const opal_uid *cpin, uint64_t *tries,
+			  uint64_t *limit)
 {
-	struct opal_session *s;
 	struct opal_resp *r = calloc(1, sizeof(*r));
 	int rc;
 
 	if (!r)
 		return OPAL_ERR_NOMEM;
-	rc = opal_start_session(dev, sp, NULL, NULL, false, &s);
-	if (rc) {
-		free(r);
-		return rc;
-	}
 	rc = opal_get_columns(s, cpin, OPAL_COL_TRY_LIMIT, OPAL_COL_TRIES, r);
 	if (!rc)
 		rc = opal_resp_column_uint(r, OPAL_COL_TRY_LIMIT, limit);
 	if (!rc)
 		rc = opal_resp_column_uint(r, OPAL_COL_TRIES, tries);
 	free(r);
-	return finish(s, rc);
+	return rc;
+}
+
+int opal_tries_left(struct opal_dev *dev, const opal_uid *sp, const opal_uid *cpin,
+		    uint64_t *tries, uint64_t *limit)
+{
+	struct opal_session *s;
+	int rc;
+
+	rc = opal_start_session(dev, sp, NULL, NULL, false, &s);
+	if (rc)
+		return rc;
+	return finish(s, opal_tries_in_session(s, cpin, tries, limit));
 }

@@ -111,6 +111,8 @@ int fail_opal(struct ctx *c, const char *what, int rc, const opal_uid *sp,
 		if (!opal_tries_left(c->dev->opal, sp, cpin, &left, &limit) && limit)
 			snprintf(tries, sizeof(tries), " (%" PRIu64 " of %" PRIu64 " tries left)",
 				 left < limit ? limit - left : 0, limit);
+		else
+			snprintf(tries, sizeof(tries), " (each wrong key uses up one of the authority's tries)");
 	}
 	if (rc == OPAL_ERR_TRANSPORT && c->dev->opal && opal_dev_errno(c->dev->opal))
 		return fail(c, exit_for(rc), "%s: %s: %s: %s", what, opal_strerror(rc),
@@ -381,6 +383,18 @@ static int cmd_discover(struct ctx *c)
 	return 0;
 }
 
+static void status_tries(struct ctx *c, bool have, uint64_t tries, uint64_t limit, bool admin1)
+{
+	if (!have || !limit)
+		return;
+	if (c->json)
+		json_object_object_add(c->jout, "tries_left",
+				       json_object_new_int64((int64_t)(limit - tries)));
+	else
+		fprintf(c->out, "tries left:       %" PRIu64 " of %" PRIu64 " (%s)\n", limit - tries,
+			limit, admin1 ? "Admin1" : "SID");
+}
+
 static int cmd_status(struct ctx *c)
 {
 	struct opal_discovery d;
@@ -406,23 +420,31 @@ static int cmd_status(struct ctx *c)
 		if (have_lc)
 			json_object_object_add(c->jout, "locking_sp",
 					       json_object_new_string(lc == OPAL_LIFECYCLE_MANUFACTURED ? "active" : "inactive"));
-		if (have_tries && limit)
-			json_object_object_add(c->jout, "tries_left", json_object_new_int64((int64_t)(limit - tries)));
 	} else {
 		fprintf(c->out, "device:           %s (%s)\n", c->devpath, c->dev->transport);
 		discovery_text(c->out, &d);
 		if (have_lc)
 			fprintf(c->out, "Locking SP:       %s\n",
 				lc == OPAL_LIFECYCLE_MANUFACTURED ? "active" : "inactive (not set up)");
-		if (have_tries && limit)
-			fprintf(c->out, "tries left:       %" PRIu64 " of %" PRIu64 " (%s)\n",
-				limit - tries, limit, lc == OPAL_LIFECYCLE_MANUFACTURED ? "Admin1" : "SID");
 	}
-	if (!c->keyfile || lc != OPAL_LIFECYCLE_MANUFACTURED)
+	if (!c->keyfile || lc != OPAL_LIFECYCLE_MANUFACTURED) {
+		status_tries(c, have_tries, tries, limit, lc == OPAL_LIFECYCLE_MANUFACTURED);
 		return 0;
+	}
 	rc = load_key(c, c->keyfile, &key);
 	if (rc)
 		return rc;
+	/* Drives that follow the Opal SSC let only admins read the tries. */
+	if (!have_tries) {
+		struct opal_session *s;
+		struct opal_key k = key_of(key);
+
+		if (!opal_admin1_session(c->dev->opal, &k, &s)) {
+			have_tries = !opal_tries_in_session(s, &a1, &tries, &limit);
+			opal_end_session(s);
+		}
+	}
+	status_tries(c, have_tries, tries, limit, true);
 	if (c->json)
 		jr = json_object_new_array();
 	else
@@ -1057,6 +1079,62 @@ static int cmd_mbr(struct ctx *c)
 	return 0;
 }
 
+/*
+ * Read and write locking off, the range unlocked, its LBAs and key kept
+ * (data stays readable): the opposite of setup. Through the kernel as
+ * IOC_OPAL_LR_SETUP with the range's own geometry and RLE = WLE = 0.
+ */
+static int cmd_range_disable(struct ctx *c)
+{
+	struct secret *key;
+	struct opal_key k;
+	struct opal_range r;
+	opal_uid ca1 = opal_uid_c_pin_admin(1);
+	int rc;
+
+	if (c->range < 0)
+		return fail(c, EXIT_USAGE, "range-disable: needs --range N (0 = global range)");
+	rc = load_key(c, c->keyfile, &key);
+	if (rc)
+		return rc;
+	k = key_of(key);
+	rc = setup_read_range(c, &k, (unsigned)c->range, &r);
+	if (!rc) {
+		r.read_lock_enabled = r.write_lock_enabled = false;
+		if (c->dev->kernel_fd >= 0) {
+			rc = opalctl_kernel_lr_setup(c->dev, &k, &r);
+			/* LR_SETUP leaves ReadLocked/WriteLocked: unlock too. */
+			if (!rc)
+				rc = opalctl_kernel_lock_unlock(c->dev, 0, &k, r.n, OPAL_UNLOCKED_RW, false);
+		} else {
+			struct opal_session *s;
+
+			rc = opal_admin1_session(c->dev->opal, &k, &s);
+			if (!rc) {
+				opal_uid obj = opal_uid_locking_range(r.n);
+
+				rc = opal_set_column_uint(s, &obj, OPAL_COL_READ_LOCK_ENABLED, 0);
+				if (!rc)
+					rc = opal_set_column_uint(s, &obj, OPAL_COL_WRITE_LOCK_ENABLED, 0);
+				if (!rc)
+					rc = opal_set_lock(s, r.n, OPAL_UNLOCKED_RW);
+				rc = opal_end_session(s) && !rc ? OPAL_ERR_PROTOCOL : rc;
+			}
+		}
+	}
+	secret_free(key);
+	if (rc)
+		return fail_opal(c, "range-disable", rc, &OPAL_UID_LOCKINGSP, &ca1);
+	if (c->json) {
+		json_object_object_add(c->jout, "range", json_object_new_int(c->range));
+		json_object_object_add(c->jout, "locking", jbool(false));
+	} else {
+		fprintf(c->out, "%s: range %d: locking off, unlocked (LBAs and data kept)\n", c->devpath,
+			c->range);
+	}
+	return 0;
+}
+
 static int cmd_erase_range(struct ctx *c)
 {
 	struct secret *key;
@@ -1391,6 +1469,8 @@ static const struct opalctl_cmd commands[] = {
 	{ "mbr", cmd_mbr, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
 	  "DEV --keyfile F [--enable|--disable] [--done|--not-done] [--write IMG]",
 	  "shadow MBR control" },
+	{ "range-disable", cmd_range_disable, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
+	  "DEV --keyfile F --range N", "turn a range's locking off (unlocks it for good)" },
 	{ "erase-range", cmd_erase_range, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
 	  "DEV --keyfile F --range N --yes-destroy-data", "crypto-erase a range" },
 	{ "revert", cmd_revert_sid, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
