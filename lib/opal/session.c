@@ -595,21 +595,35 @@ int opal_authenticate(struct opal_session *s, const opal_uid *auth, const struct
 	return rc;
 }
 
+/*
+ * A Get result is one row: [ [ {col value} {col value} ... ] ]. Walk the
+ * row's named values at their own level (a value may itself be a list: a
+ * reset list, an ACE expression), so nothing nested is taken for a column;
+ * a row that is not a list of names is malformed and yields no column.
+ */
 size_t opal_resp_column(const struct opal_resp *r, unsigned col)
 {
 	const struct opal_tokens *t = &r->t;
+	size_t row = r->results + 1, end;
 
-	for (size_t i = r->results; i + 3 < t->n; i++) {
-		size_t after;
+	if (row >= t->n || !opal_tok_is(&t->tok[r->results], OPAL_TOK_STARTLIST) ||
+	    !opal_tok_is(&t->tok[row], OPAL_TOK_STARTLIST))
+		return 0;
+	end = opal_tok_skip(t, row);
+	if (!end)
+		return 0;
+	for (size_t i = row + 1; i + 1 < end;) {
+		size_t next = opal_tok_skip(t, i), vend;
 
-		if (!opal_tok_is(&t->tok[i], OPAL_TOK_STARTNAME) ||
-		    t->tok[i + 1].type != OPAL_ATOM_UINT || t->tok[i + 1].uint != col)
-			continue;
-		/* The value is an atom or a whole list (a reset list, an ACE). */
-		after = opal_tok_is(&t->tok[i + 2], OPAL_TOK_STARTLIST) ?
-			opal_tok_skip(t, i + 2) : i + 3;
-		if (after && after < t->n && opal_tok_is(&t->tok[after], OPAL_TOK_ENDNAME))
-			return i + 2;
+		if (!opal_tok_is(&t->tok[i], OPAL_TOK_STARTNAME) || !next || next >= end ||
+		    i + 3 >= next)
+			return 0;
+		if (t->tok[i + 1].type == OPAL_ATOM_UINT && t->tok[i + 1].uint == col) {
+			vend = opal_tok_is(&t->tok[i + 2], OPAL_TOK_STARTLIST) ?
+			       opal_tok_skip(t, i + 2) : i + 3;
+			return vend + 1 == next ? i + 2 : 0;
+		}
+		i = next;
 	}
 	return 0;
 }

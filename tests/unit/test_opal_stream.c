@@ -309,6 +309,35 @@ static void test_resp_parse(void **state)
 	/* Missing status list. */
 	r->raw_len = b.len - 5;
 	assert_int_equal(opal_resp_parse(r), OPAL_ERR_PROTOCOL);
+	/* A column is found only at the row's own level, never inside a value. */
+	opal_buf_init(&b, r->raw, sizeof(r->raw));
+	opal_put_control(&b, OPAL_TOK_STARTLIST);
+	opal_put_control(&b, OPAL_TOK_STARTLIST);
+	opal_put_control(&b, OPAL_TOK_STARTNAME);
+	opal_put_uint(&b, 9);
+	opal_put_control(&b, OPAL_TOK_STARTLIST);
+	opal_put_named_uint(&b, 5, 77);		/* nested: not column 5 */
+	opal_put_control(&b, OPAL_TOK_ENDLIST);
+	opal_put_control(&b, OPAL_TOK_ENDNAME);
+	opal_put_named_uint(&b, 6, 1);
+	opal_put_control(&b, OPAL_TOK_ENDLIST);
+	opal_put_call_end(&b, 0);
+	r->raw_len = b.len;
+	assert_int_equal(opal_resp_parse(r), 0);
+	assert_int_equal(opal_resp_column_uint(r, 5, &v), OPAL_ERR_PROTOCOL);
+	assert_int_equal(opal_resp_column_uint(r, 6, &v), 0);
+	assert_int_equal(v, 1);
+	/* A row that is not a list of names has no columns. */
+	opal_buf_init(&b, r->raw, sizeof(r->raw));
+	opal_put_control(&b, OPAL_TOK_STARTLIST);
+	opal_put_control(&b, OPAL_TOK_STARTLIST);
+	opal_put_uint(&b, 3);
+	opal_put_named_uint(&b, 3, 42);
+	opal_put_control(&b, OPAL_TOK_ENDLIST);
+	opal_put_call_end(&b, 0);
+	r->raw_len = b.len;
+	assert_int_equal(opal_resp_parse(r), 0);
+	assert_int_equal(opal_resp_column_uint(r, 3, &v), OPAL_ERR_PROTOCOL);
 	/* End of session instead of a reply. */
 	r->raw[0] = OPAL_TOK_ENDOFSESSION;
 	r->raw_len = 1;
