@@ -605,15 +605,19 @@ def main():
         f"{k}: dracut boot: the drive, locked at boot, is unlocked from Tang with no prompt ({how(k)}), root reached, data intact",
     ]
     off_desc = [f"{first}: fdekit.opal=0: no unlock, no Tang request, range 1 stays locked and the boot ends without root (panic=-1)"]
+    hook_descs = [
+        f"{first}: without an unlock table the hook adds nothing (no opalctl, clevis or fdekit files)",
+        f"{first}: a table with an unknown key source makes mkinitramfs fail and say which entry",
+    ]
     full_descs = [
         f"{first}: sss t=1 over two Tang servers, the first down: the second unlocks, no prompt",
         f"{first}: both Tang servers down (one refusing, one silent): 3 bounded attempts, then the console prompt, answered with the Admin1 key (not echoed), unlocks",
         f"{first}: both Tang servers down, fallback=fail: 3 bounded attempts, then a clear failure, no prompt, the boot ends without root",
-        f"{first}: a JWE sealing a wrong key for the slot: the drive's refusal is not retried, the tries left are printed",
+        f"{first}: a JWE sealing a wrong key for the slot: the drive's refusal is said with its cost in tries, and not retried (one Tang request)",
         f"{first}: tpm2 pin (swtpm behind QEMU's tpm-tis): the slot sealed to the TPM unlocks with no prompt, and fdekit brings up no network",
     ] if args.full else []
     planned = (1 + sum(len(per_kernel(k)) for k in kvers) + sum(len(dracut_descs(k)) for k in dracut_kvers)
-               + len(off_desc) + len(full_descs))
+               + len(off_desc) + len(hook_descs) + len(full_descs))
     tap = Tap(planned)
 
     try:
@@ -689,6 +693,22 @@ def main():
             return [(good, f"message: {said}, root reached: {reached}, tang requests: {recs}, "
                            f"qemu exit: {rc}, {took:.0f} s\n{tail(text)}")]
         step(tap, off_desc, opal_off)
+
+        def hook_edges():
+            _, files = env.mkinitramfs(first, env.path("no-such-opaltab"), "notable")
+            # What the hook would add. (The local-top script ships in every
+            # image and exits when there is no table.)
+            extra = sorted(f for f in files if f.startswith(
+                ("usr/sbin/opalctl", "etc/fdekit", "usr/lib/fdekit", "usr/bin/clevis", "usr/bin/jose")))
+            bad = env.write_table("bad", [f"root serial={SERIAL} 1 vault:/etc/key {opal_options(first)}"])
+            try:
+                env.mkinitramfs(first, bad, "badtable")
+                refused, why = False, "mkinitramfs succeeded"
+            except SetupError as e:
+                why = str(e)
+                refused = "entry 'root': unknown key source 'vault:/etc/key'" in why
+            return [(not extra, f"added: {extra}"), (refused, why)]
+        step(tap, hook_descs, hook_edges)
 
         if args.full:
             full_scenarios(tap, env, t, first, full_descs, entry)
@@ -772,10 +792,15 @@ def full_scenarios(tap, env, t, k, descs, entry):
             env.stop_drive()
         recs = env.tang_requests(b) - before
         reached, _ = root_result(text, env.data_sha)
-        tries = re.search(r"(?i)tries (left|remaining)", text) is not None
+        # The count itself only where the drive lets a non-admin read it
+        # (the Opal SSC lets only admins read C_PIN Tries).
+        tries = re.search(r"\d+ of \d+ tries left|uses up one of the authority's tries",
+                          text) is not None
+        said = "not retried" in text
         env.power_cycle()
-        good = tries and recs == 1 and not reached and env.range1_locked()
-        return [(good, f"tries left printed: {tries}, tang requests: {recs} (want 1), "
+        good = tries and said and recs == 1 and not reached and env.range1_locked()
+        return [(good, f"tries said: {tries}, 'not retried' said: {said}, "
+                       f"tang requests: {recs} (want 1), "
                        f"root reached: {reached}, qemu exit: {rc}\n{tail(text)}")]
     step(tap, descs[3:4], wrong_key)
 
