@@ -101,8 +101,9 @@ check "opalctl lock over SG_IO" opalctl lock "$DEV" -k "$D/key" --transport scsi
 locked "reads fail while locked"
 opalctl unlock "$DEV" --keyfile "$D/bad" --transport scsi 2>"$D/err"
 expect_eq "wrong key: exit code 4" 4 $?
-check "wrong key: says authentication failed and the tries left" \
-	grep -q "authentication failed.*4 of 5 tries left" "$D/err"
+# The Opal SSC lets only admins read the tries left: the message warns instead.
+check "wrong key: says authentication failed and that it used up a try" \
+	grep -q "authentication failed.*each wrong key uses up one of the authority's tries" "$D/err"
 check "opalctl unlock over SG_IO" opalctl unlock "$DEV" -k "$D/key" --transport scsi
 expect_eq "data intact after unlock" "$WANT" "$(read_sum)"
 

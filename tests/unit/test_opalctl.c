@@ -885,6 +885,8 @@ static void test_revert_keep_data(void **state)
 	assert_int_equal(run(f, NULL, "revert", f->drive, "-k", f->key, "--keep-data", NULL),
 			 EXIT_REFUSED);
 	assert_non_null(strstr(f->err, "the global range's data is kept"));
+	/* Locked: drives refuse to keep a locked global range; opalctl unlocks first. */
+	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key, NULL), EXIT_OK);
 	assert_int_equal(run(f, NULL, "revert", f->drive, "-k", f->key, "--keep-data",
 			     "--yes-destroy-data", NULL), EXIT_OK);
 	assert_int_equal(read_block(f, 7, back), SEDSIM_IO_OK);

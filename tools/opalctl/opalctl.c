@@ -1171,6 +1171,7 @@ static int cmd_revert(struct ctx *c, bool psid)
 {
 	struct secret *key;
 	struct opal_key k;
+	uint64_t lc = 0;
 	int rc;
 
 	if (c->keep_data && psid)
@@ -1186,8 +1187,16 @@ static int cmd_revert(struct ctx *c, bool psid)
 		if (rc)
 			return rc;
 		k = key_of(key);
-		rc = c->dev->kernel_fd >= 0 ? opalctl_kernel_revert_lsp(c->dev, &k, true) :
-		     opal_revert_locking_sp(c->dev->opal, &k, true);
+		/*
+		 * Drives refuse to keep the global range's key while that range
+		 * is locked (its data would stay unreadable): unlock it first.
+		 */
+		rc = c->dev->kernel_fd >= 0 ?
+		     opalctl_kernel_lock_unlock(c->dev, 0, &k, 0, OPAL_UNLOCKED_RW, false) :
+		     opal_lock_unlock(c->dev->opal, 0, &k, 0, OPAL_UNLOCKED_RW);
+		if (!rc)
+			rc = c->dev->kernel_fd >= 0 ? opalctl_kernel_revert_lsp(c->dev, &k, true) :
+			     opal_revert_locking_sp(c->dev->opal, &k, true);
 		secret_free(key);
 		if (rc) {
 			opal_uid ca1 = opal_uid_c_pin_admin(1);
@@ -1218,6 +1227,9 @@ static int cmd_revert(struct ctx *c, bool psid)
 	if (rc)
 		return rc;
 	k = key_of(key);
+	/* Revert erases the data only when the Locking SP was active (Opal SSC). */
+	if (!c->dev->opal || opal_locking_sp_lifecycle(c->dev->opal, &lc))
+		lc = 0;
 	if (c->dev->kernel_fd >= 0)
 		rc = opalctl_kernel_revert(c->dev, &k, psid);
 	else
@@ -1226,10 +1238,16 @@ static int cmd_revert(struct ctx *c, bool psid)
 	if (rc)
 		return fail_opal(c, psid ? "psid-revert" : "revert as SID", rc, &OPAL_UID_ADMINSP,
 				 psid ? &OPAL_UID_C_PIN_PSID : &OPAL_UID_C_PIN_SID);
-	if (c->json)
+	if (c->json) {
 		json_object_object_add(c->jout, "reverted", jbool(true));
-	else
-		fprintf(c->out, "%s: reverted to factory state; all data erased\n", c->devpath);
+		json_object_object_add(c->jout, "data_erased",
+				       lc ? jbool(lc == OPAL_LIFECYCLE_MANUFACTURED) : NULL);
+	} else {
+		fprintf(c->out, "%s: reverted to factory state; %s\n", c->devpath,
+			lc == OPAL_LIFECYCLE_MANUFACTURED ? "all data erased" :
+			lc ? "the Locking SP was not active, so the data was left as it was" :
+			"all data erased if the Locking SP was active");
+	}
 	return 0;
 }
 
