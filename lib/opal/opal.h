@@ -560,6 +560,8 @@ int opal_lock_unlock(struct opal_dev *dev, unsigned who, const struct opal_key *
 		     unsigned range, enum opal_lock_state st);
 int opal_mbr_get(struct opal_dev *dev, const struct opal_key *admin,
 		 struct opal_mbr_state *m);
+/* MBRControl's Enable and Done in an open session. */
+int opal_mbr_read(struct opal_session *s, struct opal_mbr_state *m);
 /* enable/done: 0 or 1 to set, -1 to leave alone. */
 int opal_mbr_set(struct opal_dev *dev, const struct opal_key *admin, int enable, int done);
 int opal_mbr_write(struct opal_dev *dev, const struct opal_key *admin, uint64_t offset,

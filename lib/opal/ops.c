@@ -235,20 +235,14 @@ int opal_lock_unlock(struct opal_dev *dev, unsigned who, const struct opal_key *
 	return finish(s, opal_set_lock(s, range, st));
 }
 
-int opal_mbr_get(struct opal_dev *dev, const struct opal_key *admin, struct opal_mbr_state *m)
+int opal_mbr_read(struct opal_session *s, struct opal_mbr_state *m)
 {
-	struct opal_session *s;
 	struct opal_resp *r = calloc(1, sizeof(*r));
 	uint64_t en = 0, done = 0;
 	int rc;
 
 	if (!r)
 		return OPAL_ERR_NOMEM;
-	rc = admin_session(dev, admin, &s);
-	if (rc) {
-		free(r);
-		return rc;
-	}
 	rc = opal_get_columns(s, &OPAL_UID_MBRCONTROL, OPAL_COL_MBR_ENABLE, OPAL_COL_MBR_DONE, r);
 	if (!rc)
 		rc = opal_resp_column_uint(r, OPAL_COL_MBR_ENABLE, &en);
@@ -257,7 +251,18 @@ int opal_mbr_get(struct opal_dev *dev, const struct opal_key *admin, struct opal
 	m->enable = en;
 	m->done = done;
 	free(r);
-	return finish(s, rc);
+	return rc;
+}
+
+int opal_mbr_get(struct opal_dev *dev, const struct opal_key *admin, struct opal_mbr_state *m)
+{
+	struct opal_session *s;
+	int rc;
+
+	rc = admin_session(dev, admin, &s);
+	if (rc)
+		return rc;
+	return finish(s, opal_mbr_read(s, m));
 }
 
 int opal_mbr_set(struct opal_dev *dev, const struct opal_key *admin, int enable, int done)

@@ -383,6 +383,55 @@ static int cmd_discover(struct ctx *c)
 	return 0;
 }
 
+/* Every configured range, read in the Admin1 session s; prints or adds "ranges". */
+static int status_ranges(struct ctx *c, struct opal_session *s)
+{
+	json_object *jr = c->json ? json_object_new_array() : NULL;
+	int rc = 0;
+
+	if (!c->json)
+		fprintf(c->out, "ranges:\n");
+	for (unsigned n = 0; n <= OPALCTL_RANGES; n++) {
+		struct opal_range r;
+
+		rc = opal_range_read(s, n, &r);
+		if (rc == OPAL_ST_INVALID_PARAMETER && n > 0) {
+			rc = 0;
+			break;	/* fewer ranges than 8 */
+		}
+		if (rc) {
+			json_object_put(jr);
+			return fail_opal(c, "status: reading the locking ranges", rc, NULL, NULL);
+		}
+		if (n > 0 && !r.length)
+			continue;
+		if (c->json) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "range", json_object_new_int((int)n));
+			json_object_object_add(o, "start", json_object_new_int64((int64_t)r.start));
+			json_object_object_add(o, "length", json_object_new_int64((int64_t)r.length));
+			json_object_object_add(o, "read_lock_enabled", jbool(r.read_lock_enabled));
+			json_object_object_add(o, "write_lock_enabled", jbool(r.write_lock_enabled));
+			json_object_object_add(o, "read_locked", jbool(r.read_locked));
+			json_object_object_add(o, "write_locked", jbool(r.write_locked));
+			json_object_object_add(o, "lock_on_reset", jbool(r.lock_on_reset));
+			json_object_array_add(jr, o);
+		} else if (n == 0) {
+			fprintf(c->out, "  global           RLE=%d WLE=%d read-locked=%d write-locked=%d lock-on-reset=%d\n",
+				r.read_lock_enabled, r.write_lock_enabled, r.read_locked,
+				r.write_locked, r.lock_on_reset);
+		} else {
+			fprintf(c->out, "  range %u: LBA %" PRIu64 "+%" PRIu64 " RLE=%d WLE=%d read-locked=%d write-locked=%d lock-on-reset=%d\n",
+				n, r.start, r.length, r.read_lock_enabled, r.write_lock_enabled,
+				r.read_locked, r.write_locked, r.lock_on_reset);
+		}
+	}
+	if (jr)
+		json_object_object_add(c->jout, "ranges", jr);
+	return 0;
+}
+
 static void status_tries(struct ctx *c, bool have, uint64_t tries, uint64_t limit, bool admin1)
 {
 	if (!have || !limit)
@@ -399,7 +448,6 @@ static int cmd_status(struct ctx *c)
 {
 	struct opal_discovery d;
 	struct secret *key = NULL;
-	json_object *jr = NULL;
 	opal_uid a1 = opal_uid_c_pin_admin(1);
 	uint64_t lc = 0, tries, limit;
 	bool have_lc, have_tries;
@@ -434,75 +482,40 @@ static int cmd_status(struct ctx *c)
 	rc = load_key(c, c->keyfile, &key);
 	if (rc)
 		return rc;
-	/* Drives that follow the Opal SSC let only admins read the tries. */
-	if (!have_tries) {
-		struct opal_session *s;
-		struct opal_key k = key_of(key);
-
-		if (!opal_admin1_session(c->dev->opal, &k, &s)) {
-			have_tries = !opal_tries_in_session(s, &a1, &tries, &limit);
-			opal_end_session(s);
-		}
-	}
-	status_tries(c, have_tries, tries, limit, true);
-	if (c->json)
-		jr = json_object_new_array();
-	else
-		fprintf(c->out, "ranges:\n");
-	for (unsigned n = 0; n <= 8; n++) {
-		struct opal_range r;
-		struct opal_key k = key_of(key);
-
-		rc = opal_get_range(c->dev->opal, &k, n, &r);
-		if (rc == OPAL_ST_INVALID_PARAMETER && n > 0)
-			break;	/* fewer ranges than 8 */
-		if (rc) {
-			secret_free(key);
-			json_object_put(jr);
-			return fail_opal(c, "status: reading the locking ranges", rc,
-					 &OPAL_UID_LOCKINGSP, &a1);
-		}
-		if (n > 0 && !r.length)
-			continue;
-		if (c->json) {
-			json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "range", json_object_new_int((int)n));
-			json_object_object_add(o, "start", json_object_new_int64((int64_t)r.start));
-			json_object_object_add(o, "length", json_object_new_int64((int64_t)r.length));
-			json_object_object_add(o, "read_lock_enabled", jbool(r.read_lock_enabled));
-			json_object_object_add(o, "write_lock_enabled", jbool(r.write_lock_enabled));
-			json_object_object_add(o, "read_locked", jbool(r.read_locked));
-			json_object_object_add(o, "write_locked", jbool(r.write_locked));
-			json_object_object_add(o, "lock_on_reset", jbool(r.lock_on_reset));
-			json_object_array_add(jr, o);
-		} else if (n == 0) {
-			fprintf(c->out, "  global           RLE=%d WLE=%d read-locked=%d write-locked=%d lock-on-reset=%d\n",
-				r.read_lock_enabled, r.write_lock_enabled, r.read_locked,
-				r.write_locked, r.lock_on_reset);
-		} else {
-			fprintf(c->out, "  range %u: LBA %" PRIu64 "+%" PRIu64 " RLE=%d WLE=%d read-locked=%d write-locked=%d lock-on-reset=%d\n",
-				n, r.start, r.length, r.read_lock_enabled, r.write_lock_enabled,
-				r.read_locked, r.write_locked, r.lock_on_reset);
-		}
-	}
-	if (jr)
-		json_object_object_add(c->jout, "ranges", jr);
+	/*
+	 * Everything Admin1 reads in one session: the tries left (drives that
+	 * follow the Opal SSC let only admins read them), every range, MBRControl.
+	 */
 	{
-		struct opal_mbr_state m;
 		struct opal_key k = key_of(key);
+		struct opal_session *s;
 
-		rc = opal_mbr_get(c->dev->opal, &k, &m);
-		if (!rc && c->json) {
-			json_object_object_add(c->jout, "mbr_control_enable", jbool(m.enable));
-			json_object_object_add(c->jout, "mbr_control_done", jbool(m.done));
-		} else if (!rc) {
-			fprintf(c->out, "MBRControl:       enable=%s done=%s\n", m.enable ? "yes" : "no",
-				m.done ? "yes" : "no");
+		rc = opal_admin1_session(c->dev->opal, &k, &s);
+		secret_free(key);
+		if (rc)
+			return fail_opal(c, "status: authenticating as Admin1", rc, &OPAL_UID_LOCKINGSP,
+					 &a1);
+		if (!have_tries)
+			have_tries = !opal_tries_in_session(s, &a1, &tries, &limit);
+		status_tries(c, have_tries, tries, limit, true);
+		rc = status_ranges(c, s);
+		if (!rc) {
+			struct opal_mbr_state m;
+
+			rc = opal_mbr_read(s, &m);
+			if (!rc && c->json) {
+				json_object_object_add(c->jout, "mbr_control_enable", jbool(m.enable));
+				json_object_object_add(c->jout, "mbr_control_done", jbool(m.done));
+			} else if (!rc) {
+				fprintf(c->out, "MBRControl:       enable=%s done=%s\n",
+					m.enable ? "yes" : "no", m.done ? "yes" : "no");
+			}
+			if (rc)
+				rc = fail_opal(c, "status: reading MBRControl", rc, NULL, NULL);
 		}
+		opal_end_session(s);
 	}
-	secret_free(key);
-	return rc ? fail_opal(c, "status: reading MBRControl", rc, NULL, NULL) : 0;
+	return rc;
 }
 
 /* Each step of setup through the backend the device has: the kernel's sed-opal or ours. */
