@@ -540,6 +540,14 @@ int opal_get_msid(struct opal_dev *dev, uint8_t *pin, size_t cap, size_t *len);
 int opal_take_ownership(struct opal_dev *dev, const struct opal_key *newkey);
 /* Activate the Locking SP (Admin1 PIN becomes the SID PIN). */
 int opal_activate_locking_sp(struct opal_dev *dev, const struct opal_key *sid);
+/*
+ * The same in Single User Mode for the n ranges given: range r then belongs
+ * to User r+1, who starts with an empty PIN and alone may lock, unlock and
+ * configure it (Admin1 cannot). OPAL_ERR_INVAL when the Locking SP is
+ * already active (the mode is chosen at activation only).
+ */
+int opal_activate_locking_sp_sum(struct opal_dev *dev, const struct opal_key *sid,
+				 const unsigned *sum_ranges, size_t n);
 int opal_locking_sp_lifecycle(struct opal_dev *dev, uint64_t *lc);
 /* Set a C_PIN in sp as auth, e.g. Admin1 changing its own key. */
 int opal_set_pin(struct opal_dev *dev, const opal_uid *sp, const opal_uid *auth,
@@ -547,6 +555,8 @@ int opal_set_pin(struct opal_dev *dev, const opal_uid *sp, const opal_uid *auth,
 		 const struct opal_key *newkey);
 int opal_setup_range(struct opal_dev *dev, const struct opal_key *admin,
 		     const struct opal_range *r);
+/* The same Set in an open session (Admin1, or a Single User Mode owner). */
+int opal_range_setup_session(struct opal_session *s, const struct opal_range *r);
 int opal_get_range(struct opal_dev *dev, const struct opal_key *admin, unsigned n,
 		   struct opal_range *r);
 /* The range's columns, read in an open session (Admin1, or a user its ACE names). */

@@ -79,9 +79,13 @@ int opal_locking_sp_lifecycle(struct opal_dev *dev, uint64_t *lc)
 	return finish(s, rc);
 }
 
-int opal_activate_locking_sp(struct opal_dev *dev, const struct opal_key *sid)
+/* Activate's SingleUserModeSelectionList (Opal SSC Single User Mode 3.1.2.1). */
+#define ACTIVATE_SUM_SELECTION_LIST 0x060000
+
+int opal_activate_locking_sp_sum(struct opal_dev *dev, const struct opal_key *sid,
+				 const unsigned *sum_ranges, size_t n)
 {
-	uint8_t mem[128];
+	uint8_t mem[256];
 	struct opal_buf b;
 	struct opal_session *s;
 	uint64_t lc;
@@ -94,10 +98,30 @@ int opal_activate_locking_sp(struct opal_dev *dev, const struct opal_key *sid)
 	if (!rc && lc == OPAL_LIFECYCLE_MANUFACTURED_INACTIVE) {
 		opal_buf_init(&b, mem, sizeof(mem));
 		opal_put_call_begin(&b, &OPAL_UID_LOCKINGSP, &OPAL_M_ACTIVATE);
+		if (n) {
+			/* [ Locking object UIDs ], as the kernel's activate_lsp sends it */
+			opal_put_control(&b, OPAL_TOK_STARTNAME);
+			opal_put_uint(&b, ACTIVATE_SUM_SELECTION_LIST);
+			opal_put_control(&b, OPAL_TOK_STARTLIST);
+			for (size_t i = 0; i < n; i++) {
+				opal_uid r = opal_uid_locking_range(sum_ranges[i]);
+
+				opal_put_uid(&b, &r);
+			}
+			opal_put_control(&b, OPAL_TOK_ENDLIST);
+			opal_put_control(&b, OPAL_TOK_ENDNAME);
+		}
 		opal_put_call_end(&b, 0);
 		rc = opal_call_simple(s, &b);
+	} else if (!rc && n) {
+		rc = OPAL_ERR_INVAL;	/* Single User Mode is chosen at activation only */
 	}
 	return finish(s, rc);
+}
+
+int opal_activate_locking_sp(struct opal_dev *dev, const struct opal_key *sid)
+{
+	return opal_activate_locking_sp_sum(dev, sid, NULL, 0);
 }
 
 int opal_set_pin(struct opal_dev *dev, const opal_uid *sp, const opal_uid *auth,
@@ -123,15 +147,21 @@ static int admin_session(struct opal_dev *dev, const struct opal_key *admin,
 int opal_setup_range(struct opal_dev *dev, const struct opal_key *admin,
 		     const struct opal_range *r)
 {
-	uint8_t mem[256];
-	struct opal_buf b;
 	struct opal_session *s;
-	opal_uid obj = opal_uid_locking_range(r->n);
 	int rc;
 
 	rc = admin_session(dev, admin, &s);
 	if (rc)
 		return rc;
+	return finish(s, opal_range_setup_session(s, r));
+}
+
+int opal_range_setup_session(struct opal_session *s, const struct opal_range *r)
+{
+	uint8_t mem[256];
+	struct opal_buf b;
+	opal_uid obj = opal_uid_locking_range(r->n);
+
 	opal_buf_init(&b, mem, sizeof(mem));
 	opal_put_set_begin(&b, &obj);
 	if (r->n) {
@@ -148,8 +178,7 @@ int opal_setup_range(struct opal_dev *dev, const struct opal_key *admin,
 	opal_put_control(&b, OPAL_TOK_ENDLIST);
 	opal_put_control(&b, OPAL_TOK_ENDNAME);
 	opal_put_set_end(&b);
-	rc = opal_call_simple(s, &b);
-	return finish(s, rc);
+	return opal_call_simple(s, &b);
 }
 
 int opal_range_read(struct opal_session *s, unsigned n, struct opal_range *out)

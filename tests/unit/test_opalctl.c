@@ -899,6 +899,45 @@ static void test_revert_keep_data(void **state)
 	assert_memory_equal(back, data, sizeof(data));
 }
 
+/* setup --sum: the range belongs to User N+1 alone; Admin1 cannot unlock it. */
+static void test_setup_sum(void **state)
+{
+	struct fx *f = *state;
+	uint8_t data[SEDSIM_BLOCK], back[SEDSIM_BLOCK];
+
+	memset(data, 0x77, sizeof(data));
+	assert_int_equal(run(f, NULL, "keygen", f->key, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "keygen", f->key2, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "1", "--start",
+			     "512", "--length", "512", "--sum", NULL), EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "1", "--start",
+			     "512", "--length", "512", "--sum", "--new-keyfile", f->key2, "--json",
+			     NULL), EXIT_OK);
+	{
+		json_object *j = json_out(f), *v;
+
+		assert_true(json_object_object_get_ex(j, "single_user_mode_owner", &v));
+		assert_int_equal(json_object_get_int(v), 2);
+		json_object_put(j);
+	}
+	write_block(f, 600, data);
+	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key2, "--user", "2", "--range", "1",
+			     NULL), EXIT_OK);
+	assert_int_equal(read_block(f, 600, back), SEDSIM_IO_LOCKED);
+	/* Admin1 may not unlock the owner's range. */
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, "--range", "1", NULL),
+			 EXIT_AUTH);
+	assert_int_equal(read_block(f, 600, back), SEDSIM_IO_LOCKED);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key2, "--user", "2", "--range",
+			     "1", NULL), EXIT_OK);
+	assert_int_equal(read_block(f, 600, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, data, sizeof(data));
+	/* The mode is chosen at activation only. */
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "1", "--start",
+			     "512", "--length", "512", "--sum", "--new-keyfile", f->key2, NULL),
+			 EXIT_DRIVE);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -923,6 +962,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_setup_policy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keyfile_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_keep_data, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_setup_sum, setup, teardown),
 	};
 
 	if (argc != 2) {

@@ -36,16 +36,24 @@ int opalctl_kernel_take_ownership(struct opalctl_dev *dev, const struct opal_key
 	return kmap(kopal_take_ownership(dev->kernel_fd, key->data, key->len));
 }
 
-int opalctl_kernel_activate_lsp(struct opalctl_dev *dev, const struct opal_key *key)
+int opalctl_kernel_activate_lsp(struct opalctl_dev *dev, const struct opal_key *key,
+				const unsigned *sum_ranges, size_t n)
 {
-	return kmap(kopal_activate_lsp(dev->kernel_fd, key->data, key->len));
+	return kmap(kopal_activate_lsp(dev->kernel_fd, key->data, key->len, sum_ranges, n));
 }
 
 int opalctl_kernel_lr_setup(struct opalctl_dev *dev, const struct opal_key *key,
-			    const struct opal_range *r)
+			    const struct opal_range *r, bool sum)
 {
 	return kmap(kopal_lr_setup(dev->kernel_fd, key->data, key->len, r->n, r->start, r->length,
-				   r->read_lock_enabled, r->write_lock_enabled));
+				   r->read_lock_enabled, r->write_lock_enabled, sum));
+}
+
+int opalctl_kernel_set_sum_owner_pin(struct opalctl_dev *dev, unsigned range,
+				     const struct opal_key *old, const struct opal_key *pin)
+{
+	return kmap(kopal_set_sum_owner_pw(dev->kernel_fd, range, old->data, old->len, pin->data,
+					   pin->len));
 }
 
 int opalctl_kernel_lock_unlock(struct opalctl_dev *dev, unsigned who, const struct opal_key *key,

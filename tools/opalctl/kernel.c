@@ -72,22 +72,27 @@ int kopal_take_ownership(int fd, const uint8_t *key, size_t len)
 	return keyed_ioctl(fd, IOC_OPAL_TAKE_OWNERSHIP, &k, sizeof(k), &k, key, len, 0);
 }
 
-int kopal_activate_lsp(int fd, const uint8_t *key, size_t len)
+int kopal_activate_lsp(int fd, const uint8_t *key, size_t len, const unsigned *sum_ranges,
+		       size_t n)
 {
 	struct opal_lr_act a;
 
 	memset(&a, 0, sizeof(a));
+	if (n > OPAL_MAX_LRS)
+		return -EINVAL;
 	/*
 	 * sed-opal refuses num_lrs == 0 with EINVAL (opal_activate_lsp), though
 	 * it reads the list only in Single User Mode (sum): name the global range.
 	 */
-	a.num_lrs = 1;
-	a.lr[0] = 0;
+	a.sum = n > 0;
+	a.num_lrs = n ? (__u8)n : 1;
+	for (size_t i = 0; i < n; i++)
+		a.lr[i] = (__u8)sum_ranges[i];
 	return keyed_ioctl(fd, IOC_OPAL_ACTIVATE_LSP, &a, sizeof(a), &a.key, key, len, 0);
 }
 
 int kopal_lr_setup(int fd, const uint8_t *key, size_t len, unsigned range, uint64_t start,
-		   uint64_t length, bool rle, bool wle)
+		   uint64_t length, bool rle, bool wle, bool sum)
 {
 	struct opal_user_lr_setup s;
 
@@ -96,9 +101,28 @@ int kopal_lr_setup(int fd, const uint8_t *key, size_t len, unsigned range, uint6
 	s.range_length = length;
 	s.RLE = rle;
 	s.WLE = wle;
+	/* In Single User Mode the kernel signs in as the range's owner, User(range+1). */
 	s.session.who = OPAL_ADMIN1;
+	s.session.sum = sum;
 	return keyed_ioctl(fd, IOC_OPAL_LR_SETUP, &s, sizeof(s), &s.session.opal_key, key, len,
 			   range);
+}
+
+int kopal_set_sum_owner_pw(int fd, unsigned range, const uint8_t *old, size_t olen,
+			   const uint8_t *pin, size_t plen)
+{
+	struct opal_new_pw pw;
+	int rc;
+
+	memset(&pw, 0, sizeof(pw));
+	pw.session.sum = 1;
+	pw.new_user_pw.sum = 1;
+	rc = set_key(&pw.new_user_pw.opal_key, pin, plen, range);
+	if (!rc)
+		rc = keyed_ioctl(fd, IOC_OPAL_SET_PW, &pw, sizeof(pw), &pw.session.opal_key, old,
+				 olen, range);
+	explicit_bzero(&pw, sizeof(pw));
+	return rc;
 }
 
 int kopal_lock_unlock(int fd, unsigned who, const uint8_t *key, size_t len, unsigned range,

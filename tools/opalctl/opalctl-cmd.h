@@ -35,7 +35,7 @@ struct ctx {
 	bool global;
 	bool have_start, have_length;
 	uint64_t start, length;
-	bool read_only, save, yes, keep_mbr, keep_data, all;
+	bool read_only, save, yes, keep_mbr, keep_data, all, sum;
 	int user;		/* 0: Admin1 */
 	int slot;		/* unbind: the user number; 0: not given */
 	int mbr_enable, mbr_done;	/* -1: leave */

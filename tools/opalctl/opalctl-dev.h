@@ -27,10 +27,15 @@ int opalctl_dev_discovery(struct opalctl_dev *dev, struct opal_discovery *d);
 
 /* The kernel's sed-opal. All return 0 or an opal error/status. */
 int opalctl_kernel_take_ownership(struct opalctl_dev *dev, const struct opal_key *key);
-int opalctl_kernel_activate_lsp(struct opalctl_dev *dev, const struct opal_key *key);
-/* IOC_OPAL_LR_SETUP: start, length, RLE, WLE (never LockOnReset). */
+/* n > 0: Single User Mode for those ranges. */
+int opalctl_kernel_activate_lsp(struct opalctl_dev *dev, const struct opal_key *key,
+				const unsigned *sum_ranges, size_t n);
+/* IOC_OPAL_LR_SETUP: start, length, RLE, WLE (never LockOnReset); sum: as its owner. */
 int opalctl_kernel_lr_setup(struct opalctl_dev *dev, const struct opal_key *key,
-			    const struct opal_range *r);
+			    const struct opal_range *r, bool sum);
+/* IOC_OPAL_SET_PW in Single User Mode: the range's owner changes its own PIN. */
+int opalctl_kernel_set_sum_owner_pin(struct opalctl_dev *dev, unsigned range,
+				     const struct opal_key *old, const struct opal_key *pin);
 int opalctl_kernel_lock_unlock(struct opalctl_dev *dev, unsigned who, const struct opal_key *key,
 			       unsigned range, enum opal_lock_state st, bool save);
 int opalctl_kernel_revert(struct opalctl_dev *dev, const struct opal_key *key, bool psid);

@@ -14,9 +14,15 @@
 enum kopal_state { KOPAL_RW, KOPAL_RO, KOPAL_LOCKED };
 
 int kopal_take_ownership(int fd, const uint8_t *key, size_t len);
-int kopal_activate_lsp(int fd, const uint8_t *key, size_t len);
+/* n > 0: Single User Mode for those ranges. */
+int kopal_activate_lsp(int fd, const uint8_t *key, size_t len, const unsigned *sum_ranges,
+		       size_t n);
+/* sum: as the Single User Mode owner of the range (key is the owner's). */
 int kopal_lr_setup(int fd, const uint8_t *key, size_t len, unsigned range, uint64_t start,
-		   uint64_t length, bool rle, bool wle);
+		   uint64_t length, bool rle, bool wle, bool sum);
+/* The Single User Mode owner of range sets its own PIN (old: its current one). */
+int kopal_set_sum_owner_pw(int fd, unsigned range, const uint8_t *old, size_t olen,
+			   const uint8_t *pin, size_t plen);
 int kopal_lock_unlock(int fd, unsigned who, const uint8_t *key, size_t len, unsigned range,
 		      enum kopal_state st, bool save);
 int kopal_revert(int fd, const uint8_t *key, size_t len, bool psid);

@@ -86,7 +86,7 @@ static const char *hint_for(int rc)
 {
 	switch (rc) {
 	case OPAL_ST_NOT_AUTHORIZED:
-	case OPAL_ERR_AUTH: return "check the key file (and --hash)";
+	case OPAL_ERR_AUTH: return "check the key file (and --hash), and that this authority may do it (`opalctl access`); each wrong key uses up one of the authority's tries";
 	case OPAL_ST_AUTHORITY_LOCKED_OUT: return "power-cycle the drive, then retry with the right key";
 	case OPAL_ERR_TRANSPORT: return "check the device path and permissions (root?)";
 	case OPAL_ERR_TIMEOUT: return "check the drive and its connection, then retry";
@@ -103,7 +103,7 @@ static const char *hint_for(int rc)
 int fail_opal(struct ctx *c, const char *what, int rc, const opal_uid *sp,
 		     const opal_uid *cpin)
 {
-	char tries[64] = "";
+	char tries[96] = "";
 
 	if ((rc == OPAL_ST_NOT_AUTHORIZED || rc == OPAL_ERR_AUTH) && sp && cpin && c->dev->opal) {
 		uint64_t left, limit;
@@ -111,8 +111,7 @@ int fail_opal(struct ctx *c, const char *what, int rc, const opal_uid *sp,
 		if (!opal_tries_left(c->dev->opal, sp, cpin, &left, &limit) && limit)
 			snprintf(tries, sizeof(tries), " (%" PRIu64 " of %" PRIu64 " tries left)",
 				 left < limit ? limit - left : 0, limit);
-		else
-			snprintf(tries, sizeof(tries), " (each wrong key uses up one of the authority's tries)");
+
 	}
 	if (rc == OPAL_ERR_TRANSPORT && c->dev->opal && opal_dev_errno(c->dev->opal))
 		return fail(c, exit_for(rc), "%s: %s: %s: %s", what, opal_strerror(rc),
@@ -527,8 +526,49 @@ static int setup_take_ownership(struct ctx *c, const struct opal_key *k)
 
 static int setup_activate(struct ctx *c, const struct opal_key *k)
 {
-	return c->dev->kernel_fd >= 0 ? opalctl_kernel_activate_lsp(c->dev, k) :
-	       opal_activate_locking_sp(c->dev->opal, k);
+	unsigned sum = (unsigned)c->range;
+	size_t n = c->sum ? 1 : 0;
+
+	return c->dev->kernel_fd >= 0 ? opalctl_kernel_activate_lsp(c->dev, k, &sum, n) :
+	       opal_activate_locking_sp_sum(c->dev->opal, k, &sum, n);
+}
+
+/*
+ * Single User Mode: the range's owner, User(range+1), starts with an empty
+ * PIN. It takes its own key and sets the range up itself: Admin1 has no say.
+ */
+static int setup_sum_owner(struct ctx *c, const struct opal_range *r)
+{
+	struct secret *owner;
+	struct opal_key empty = { (const uint8_t *)"", 0 }, ok;
+	unsigned user = r->n + 1;
+	int rc = load_key(c, c->new_keyfile, &owner);
+
+	if (rc)
+		return rc;
+	ok = key_of(owner);
+	if (c->dev->kernel_fd >= 0) {
+		rc = opalctl_kernel_set_sum_owner_pin(c->dev, r->n, &empty, &ok);
+		if (!rc)
+			rc = opalctl_kernel_lr_setup(c->dev, &ok, r, true);
+	} else {
+		struct opal_session *s;
+
+		rc = opal_lock_session(c->dev->opal, user, &empty, &s);
+		if (!rc) {
+			rc = opal_user_set_pin(s, user, &ok);
+			rc = opal_end_session(s) && !rc ? OPAL_ERR_PROTOCOL : rc;
+		}
+		if (!rc)
+			rc = opal_lock_session(c->dev->opal, user, &ok, &s);
+		if (!rc) {
+			rc = opal_range_setup_session(s, r);
+			rc = opal_end_session(s) && !rc ? OPAL_ERR_PROTOCOL : rc;
+		}
+	}
+	secret_free(owner);
+	return rc ? fail_opal(c, "setup --sum: the range's owner setting its key and range", rc, NULL,
+			      NULL) : 0;
 }
 
 static int setup_read_range(struct ctx *c, const struct opal_key *k, unsigned n,
@@ -575,6 +615,8 @@ static int cmd_setup(struct ctx *c)
 
 	if (c->range > 0 && (!c->have_start || !c->have_length))
 		return fail(c, EXIT_USAGE, "setup --range %d: needs --start LBA and --length N", c->range);
+	if (c->sum && (c->range < 0 || !c->new_keyfile))
+		return fail(c, EXIT_USAGE, "setup --sum: needs --range N and --new-keyfile F (the key of the range's owner, User N+1)");
 	if (c->range > 0 && c->global)
 		return fail(c, EXIT_USAGE, "setup: --range and --global exclude each other: pick one");
 	rc = need_discovery(c, &d);
@@ -605,6 +647,10 @@ static int cmd_setup(struct ctx *c)
 	 * up; ownership is never run again on it (each try of the MSID against
 	 * an owned drive burns one of the SID's tries).
 	 */
+	if ((d.locking_flags & OPAL_LF_ENABLED) && c->sum) {
+		secret_free(key);
+		return fail(c, EXIT_DRIVE, "setup --sum: Single User Mode is chosen when the Locking SP is activated, and this drive's is active: `revert --keep-data` first");
+	}
 	if (!(d.locking_flags & OPAL_LF_ENABLED)) {
 		if (d.block_sid && d.sid_blocked) {
 			secret_free(key);
@@ -633,15 +679,23 @@ static int cmd_setup(struct ctx *c)
 	} else if (c->verbose) {
 		fprintf(c->err, "opalctl: setup: Locking SP already active: ownership left alone\n");
 	}
-	if (r.n) {
+	if (r.n && !c->sum) {
 		rc = check_range_change(c, &k, &r);
 		if (rc) {
 			secret_free(key);
 			return rc;
 		}
 	}
-	rc = c->dev->kernel_fd >= 0 ? opalctl_kernel_lr_setup(c->dev, &k, &r) :
-	     opal_setup_range(c->dev->opal, &k, &r);
+	if (c->sum) {
+		rc = setup_sum_owner(c, &r);
+		if (rc) {
+			secret_free(key);
+			return rc;
+		}
+	} else {
+		rc = c->dev->kernel_fd >= 0 ? opalctl_kernel_lr_setup(c->dev, &k, &r, false) :
+		     opal_setup_range(c->dev->opal, &k, &r);
+	}
 	if (rc) {
 		opal_uid a1 = opal_uid_c_pin_admin(1);
 
@@ -657,7 +711,7 @@ static int cmd_setup(struct ctx *c)
 	 * IOC_OPAL_LR_SETUP never writes LockOnReset, so only our own read
 	 * of the range shows it.
 	 */
-	if (!rc && c->dev->opal)
+	if (!rc && c->dev->opal && !c->sum)
 		have_back = !opal_get_range(c->dev->opal, &k, r.n, &back);
 	secret_free(key);
 	if (rc)
@@ -668,9 +722,15 @@ static int cmd_setup(struct ctx *c)
 		json_object_object_add(c->jout, "locking_sp", json_object_new_string("active"));
 		json_object_object_add(c->jout, "lock_on_reset", have_back ? jbool(back.lock_on_reset) : NULL);
 		json_object_object_add(c->jout, "mbr_enabled", jbool(false));
+		if (c->sum)
+			json_object_object_add(c->jout, "single_user_mode_owner",
+					       json_object_new_int((int)r.n + 1));
 	} else {
 		char lor[64];
 
+		if (c->sum)
+			fprintf(c->out, "%s: Single User Mode: range %u belongs to User%u (the --new-keyfile key); Admin1 cannot lock or unlock it\n",
+				c->devpath, r.n, r.n + 1);
 		snprintf(lor, sizeof(lor), "%s", !have_back ? "lock-on-reset not read back" :
 			 back.lock_on_reset ? "locks at power-off" : "does NOT lock at power-off");
 		if (r.n)
@@ -1115,7 +1175,7 @@ static int cmd_range_disable(struct ctx *c)
 	if (!rc) {
 		r.read_lock_enabled = r.write_lock_enabled = false;
 		if (c->dev->kernel_fd >= 0) {
-			rc = opalctl_kernel_lr_setup(c->dev, &k, &r);
+			rc = opalctl_kernel_lr_setup(c->dev, &k, &r, false);
 			/* LR_SETUP leaves ReadLocked/WriteLocked: unlock too. */
 			if (!rc)
 				rc = opalctl_kernel_lock_unlock(c->dev, 0, &k, r.n, OPAL_UNLOCKED_RW, false);
@@ -1465,7 +1525,7 @@ static const struct opalctl_cmd commands[] = {
 	{ "msid", cmd_msid, CMD_NEEDS_DEV | CMD_PROTOCOL, "DEV",
 	  "print the MSID (the factory SID PIN; public)" },
 	{ "setup", cmd_setup, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
-	  "DEV --keyfile F [--global | --range N --start LBA --length N]",
+	  "DEV --keyfile F [--global | --range N --start LBA --length N] [--sum --new-keyfile F]",
 	  "take ownership, activate, enable locking" },
 	{ "unlock", cmd_unlock, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
 	  "DEV --keyfile F [--range N] [--all] [--read-only] [--user N] [--save] [--keep-mbr]",
@@ -1524,13 +1584,14 @@ static void usage(FILE *o)
 			commands[i].summary);
 	fputs("\nOptions:\n"
 	      "  -k, --keyfile F      key file (\"-\": stdin); never on the command line\n"
-	      "      --new-keyfile F  new key for change-key and user-key\n"
+	      "      --new-keyfile F  new key for change-key, user-key, setup --sum\n"
 	      "      --psid-file F    PSID (from the drive label) for psid-revert\n"
 	      "      --hash MODE      none (key file bytes are the PIN), sedutil or sedutil-sha512\n"
 	      "      --insecure-keyfile  accept key files group or others can read\n"
 	      "  -r, --range N        locking range (0 = global)\n"
 	      "      --all            lock, unlock: every range with locking enabled\n"
 	      "      --global         setup: lock the global range (default)\n"
+	      "      --sum            setup: Single User Mode for the range (its owner User N+1 has the --new-keyfile key)\n"
 	      "      --start LBA, --length N   setup: range geometry\n"
 	      "      --read-only      unlock for reading only; grant read lock control only\n"
 	      "      --user N         authenticate as UserN instead of Admin1; the user of\n"
@@ -1566,7 +1627,7 @@ enum {
 	OPT_READ_ONLY, OPT_USER, OPT_SAVE, OPT_WHO, OPT_ENABLE, OPT_DISABLE, OPT_DONE,
 	OPT_NOT_DONE, OPT_WRITE, OPT_YES, OPT_TIMEOUT, OPT_KEEP_MBR, OPT_PIN, OPT_CONFIG,
 	OPT_JWE, OPT_SLOT, OPT_TABLE, OPT_NAME, OPT_DEADLINE, OPT_NO_PROMPT, OPT_ASKPASS,
-	OPT_INSECURE_KEYFILE, OPT_KEEP_DATA, OPT_ALL,
+	OPT_INSECURE_KEYFILE, OPT_KEEP_DATA, OPT_ALL, OPT_SUM,
 };
 
 static const struct option long_opts[] = {
@@ -1592,6 +1653,7 @@ static const struct option long_opts[] = {
 	{ "yes-destroy-data", no_argument, NULL, OPT_YES },
 	{ "keep-data", no_argument, NULL, OPT_KEEP_DATA },
 	{ "all", no_argument, NULL, OPT_ALL },
+	{ "sum", no_argument, NULL, OPT_SUM },
 	{ "pin", required_argument, NULL, OPT_PIN },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "jwe", required_argument, NULL, OPT_JWE },
@@ -1684,6 +1746,7 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 		case OPT_YES: c->yes = true; break;
 		case OPT_KEEP_DATA: c->keep_data = true; break;
 		case OPT_ALL: c->all = true; break;
+		case OPT_SUM: c->sum = true; break;
 		case OPT_PIN: c->pin = optarg; break;
 		case OPT_CONFIG: c->pin_config = optarg; break;
 		case OPT_JWE: c->jwe = optarg; break;
