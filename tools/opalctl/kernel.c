@@ -115,8 +115,15 @@ int kopal_set_sum_owner_pw(int fd, unsigned range, const uint8_t *old, size_t ol
 	int rc;
 
 	memset(&pw, 0, sizeof(pw));
+	/*
+	 * The owner is User(range+1). sed-opal's set_new_pw aims at
+	 * C_PIN_Admin1 unless who names a user: then, with sum, at the C_PIN
+	 * of User(lr+1). The session signs in as that user whatever who says.
+	 */
 	pw.session.sum = 1;
+	pw.session.who = range + 1;
 	pw.new_user_pw.sum = 1;
+	pw.new_user_pw.who = range + 1;
 	rc = set_key(&pw.new_user_pw.opal_key, pin, plen, range);
 	if (!rc)
 		rc = keyed_ioctl(fd, IOC_OPAL_SET_PW, &pw, sizeof(pw), &pw.session.opal_key, old,
