@@ -293,25 +293,6 @@ static bool slot_free(const struct opalctl_access *acc, unsigned int user)
 	return true;
 }
 
-/* Open an Admin1 session with c->keyfile's key; the key stays in *key. */
-static int admin_begin(struct ctx *c, struct secret **key, struct opal_session **s)
-{
-	opal_uid ca1 = opal_uid_c_pin_admin(1);
-	struct opal_key k;
-	int rc = load_key(c, c->keyfile, key);
-
-	if (rc)
-		return rc;
-	k = key_of(*key);
-	rc = opal_admin1_session(c->dev->opal, &k, s);
-	if (rc) {
-		secret_free(*key);
-		*key = NULL;
-		return fail_opal(c, "authenticating as Admin1", rc, &OPAL_UID_LOCKINGSP, &ca1);
-	}
-	return 0;
-}
-
 static int read_access(struct ctx *c, struct opal_session *s, struct opalctl_access *acc)
 {
 	int rc = opalctl_read_access(s, acc);
@@ -340,7 +321,7 @@ int cmd_bind(struct ctx *c)
 			    c->pin);
 	}
 	/* 1. Pick a free slot: a user neither enabled nor named by any ACE. */
-	rc = admin_begin(c, &key, &s);
+	rc = opalctl_admin_open(c, &key, &s);
 	if (!rc)
 		rc = read_access(c, s, acc);
 	if (!rc && (range >= acc->nranges || !acc->range[range].configured))
@@ -483,7 +464,7 @@ int cmd_unbind(struct ctx *c)
 		secret_free(scrap);
 		return fail(c, EXIT_USAGE, "unbind: needs --slot N (the user number `opalctl slots` shows)");
 	}
-	rc = admin_begin(c, &key, &s);
+	rc = opalctl_admin_open(c, &key, &s);
 	if (!rc)
 		rc = read_access(c, s, acc);
 	if (!rc && user > acc->nusers)
@@ -618,7 +599,7 @@ int cmd_slots(struct ctx *c)
 
 	if (!acc)
 		return fail(c, EXIT_DRIVE, "slots: out of memory");
-	rc = admin_begin(c, &key, &s);
+	rc = opalctl_admin_open(c, &key, &s);
 	if (!rc)
 		rc = read_access(c, s, acc);
 	if (s)

@@ -63,6 +63,12 @@ struct opal_key key_of(const struct secret *s);
 /* 0, or the failure reported: a regular key file group or others may access. */
 int keyfile_mode_ok(struct ctx *c, const char *path);
 json_object *jbool(bool v);
+/*
+ * Load c->keyfile and open an Admin1 session with it; the key stays in
+ * *key for the caller to free. Failures are reported (with the tries left
+ * when the drive says).
+ */
+int opalctl_admin_open(struct ctx *c, struct secret **key, struct opal_session **s);
 /* Warn on stderr (never in the JSON result): "opalctl: warning: ...". */
 void warn(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -24,8 +24,7 @@ static int need_range(struct ctx *c)
 	return 0;
 }
 
-/* Open an Admin1 session; on failure report it with the tries left. */
-static int admin_open(struct ctx *c, struct secret **key, struct opal_session **s)
+int opalctl_admin_open(struct ctx *c, struct secret **key, struct opal_session **s)
 {
 	struct opal_key k;
 	opal_uid ca1 = opal_uid_c_pin_admin(1);
@@ -86,7 +85,7 @@ static int user_enabled(struct ctx *c, bool enable)
 		if (rc)
 			return fail_opal(c, "user-enable through the kernel's sed-opal", rc, NULL, NULL);
 	} else {
-		rc = admin_open(c, &key, &s);
+		rc = opalctl_admin_open(c, &key, &s);
 		if (rc)
 			return rc;
 		rc = opal_user_set_enabled(s, (unsigned)c->user, enable);
@@ -136,7 +135,7 @@ int cmd_user_key(struct ctx *c)
 				rc = fail_opal(c, "user-key through the kernel's sed-opal", rc, NULL, NULL);
 		}
 	} else {
-		rc = admin_open(c, &key, &s);
+		rc = opalctl_admin_open(c, &key, &s);
 		if (!rc)
 			rc = admin_close(c, key, s, opal_user_set_pin(s, (unsigned)c->user, &nk),
 					 "setting the user's key");
@@ -158,7 +157,7 @@ static int grant_revoke(struct ctx *c, bool grant)
 		rc = need_range(c);
 	if (rc)
 		return rc;
-	rc = admin_open(c, &key, &s);
+	rc = opalctl_admin_open(c, &key, &s);
 	if (rc)
 		return rc;
 	rc = grant ? opal_grant_user(s, (unsigned)c->user, (unsigned)c->range, !c->read_only) :
@@ -280,7 +279,7 @@ int cmd_access(struct ctx *c)
 
 	if (!acc)
 		return fail(c, EXIT_DRIVE, "access: out of memory");
-	rc = admin_open(c, &key, &s);
+	rc = opalctl_admin_open(c, &key, &s);
 	if (rc) {
 		free(acc);
 		return rc;
