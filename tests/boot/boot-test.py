@@ -576,6 +576,8 @@ def main():
                     help="FDEKIT_TIMEOUT of the generated initramfs")
     ap.add_argument("--extra-hook", action="append", default=[],
                     help="an additional initramfs-tools hook (debugging)")
+    ap.add_argument("--demo", action="store_true",
+                    help="plain output: one boot on the newest kernel, showing what happens")
     args = ap.parse_args()
 
     kvers = args.kver or [os.path.basename(v)[len("vmlinuz-"):] for v in os.listdir("/boot")
@@ -587,6 +589,8 @@ def main():
         return 0
     first = kvers[0]
     dracut_kvers = kvers if args.full else [first]
+    if args.demo:
+        return demo(args, first)
 
     if os.path.exists(args.work):
         shutil.rmtree(args.work)
@@ -826,6 +830,56 @@ def full_scenarios(tap, env, t, k, descs, entry):
         return [(good and no_net and not missing and tcti_lib,
                  f"missing: {missing}, tcti-device: {tcti_lib}, fdekit network: {not no_net}\n{diag}")]
     step(tap, descs[4:5], tpm2)
+
+
+DEMO_LINES = re.compile(r"fdekit|IP-Config: \S+ complete|unlocked|FDEKIT-|"
+                        r"nvme\d+n1: I/O Cmd.*sc 0x86|EXT4-fs \(nvme")
+
+
+def demo(args, kver):
+    """Set the drive and Tang up, boot once, show the lines that tell the
+    story; power-cycle and boot again. Exit status 1 if a boot fails."""
+    if os.path.exists(args.work):
+        shutil.rmtree(args.work)
+    os.makedirs(args.work)
+    env = Env(args)
+    say = lambda m: print(f"boot-demo: {m}", flush=True)
+    try:
+        img = env.make_rootfs()
+        env.make_drive(img)
+        tang = env.start_tang("a")
+        jwe, user = env.bind("root", "tang", f'{{"url":"{tang["url"]}","adv":"{tang["adv"]}"}}')
+        say(f"a virtual SED (sedsim), partition 1 = locking range 1 = the root file system, "
+            f"locked: {env.range1_locked()}; its /data.bin has SHA-256 {env.data_sha}")
+        say(f"Tang on 127.0.0.1:{tang['port']} (the guest's {tang['url']}); "
+            f"key slot User{user} bound to it with opalctl bind")
+        table = env.write_table("demo", [f"root serial={SERIAL} 1 clevis:{jwe} "
+                                         f"{opal_options(kver)},user={user}"])
+        with open(table) as f:
+            say("opaltab: " + f.read().strip().splitlines()[-1])
+        initrd, _ = env.mkinitramfs(kver, table, "demo")
+        say(f"initramfs by mkinitramfs with the fdekit-opal hook: {initrd}")
+        ok = True
+        for n in (1, 2):
+            say(f"boot {n} of {kver} under QEMU (drive served over NVMe/TCP, a power-on: locked)")
+            good, diag, text, recs = boot_expect_root(env, kver, initrd, [tang])
+            for line in text.splitlines():
+                if DEMO_LINES.search(line) and "command line:" not in line.lower():
+                    print("    " + line.strip(), flush=True)
+            say(f"boot {n}: {'root reached, data intact, no prompt' if good else 'FAILED'}; "
+                f"Tang answered {recs[0]} request(s)")
+            if not good:
+                print(diag)
+                ok = False
+                break
+            env.power_cycle()
+            say(f"power cycle: range 1 locked again: {env.range1_locked()}")
+        return 0 if ok else 1
+    except (SetupError, OSError, subprocess.TimeoutExpired) as e:
+        say(f"setup failed: {e}")
+        return 1
+    finally:
+        env.cleanup()
 
 
 if __name__ == "__main__":
