@@ -387,7 +387,7 @@ $B poweroff -f
         listing = run(["lsinitramfs", out]).stdout.decode(errors="replace").split()
         return out, set(listing)
 
-    def dracut(self, kver, table, tag):
+    def dracut(self, kver, table, tag, extra_modules=""):
         """An initramfs made by dracut (dracut-core, no systemd in it) with
         fdekit-opal and the test's nvmf module. Neither is installed: dracut
         runs from a base directory of its own whose modules.d links every
@@ -415,7 +415,7 @@ $B poweroff -f
         run(["dracut", "--force", "--no-hostonly", "--no-early-microcode",
              "--conf", "/dev/null", "--confdir", confdir, "--tmpdir", self.work,
              "--modules", "base rootfs-block kernel-modules udev-rules network-legacy network "
-                          "fdekit-opal fdekit-test-nvmf",
+                          "fdekit-opal fdekit-test-nvmf " + extra_modules,
              "--add-drivers", "virtio_pci virtio_net ext4",
              "--compress", "zstd", "--kver", kver, out], env=env, timeout=600)
         listing = run(["lsinitrd", out]).stdout.decode(errors="replace")
@@ -450,13 +450,20 @@ $B poweroff -f
         typed = []
         end = time.monotonic() + timeout
         rc = None
+        due = []     # (time, regex, text): answers to type
         while True:
-            left = end - time.monotonic()
+            now = time.monotonic()
+            for d in [d for d in due if d[0] <= now]:
+                p.stdin.write(d[2].encode() + b"\n")
+                p.stdin.flush()
+                typed.append(d[1])
+                due.remove(d)
+            left = end - now
             if left <= 0:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
                 break
-            if not sel.select(timeout=min(left, 1.0)):
+            if not sel.select(timeout=min(left, 0.2)):
                 if p.poll() is not None:
                     rc = p.returncode
                     break
@@ -469,10 +476,11 @@ $B poweroff -f
             text = ANSI.sub("", buf.decode(errors="replace"))
             for pair in list(pending):
                 if re.search(pair[0], text):
-                    p.stdin.write(pair[1].encode() + b"\n")
-                    p.stdin.flush()
+                    # Typed a second after the prompt shows, as a person
+                    # would: a program may turn echo off (and flush what
+                    # was typed) just after printing its prompt.
+                    due.append((time.monotonic() + 1.0, pair[0], pair[1]))
                     pending.remove(pair)
-                    typed.append(pair[0])
         sel.close()
         text = ANSI.sub("", buf.decode(errors="replace"))
         with open(log, "w") as f:
@@ -619,6 +627,7 @@ def main():
         f"{first}: both Tang servers down, fallback=fail: 3 bounded attempts, then a clear failure, no prompt, the boot ends without root",
         f"{first}: a JWE sealing a wrong key for the slot: the drive's refusal is said with its cost in tries, and not retried (one Tang request)",
         f"{first}: tpm2 pin (swtpm behind QEMU's tpm-tis): the slot sealed to the TPM unlocks with no prompt, and fdekit brings up no network",
+        f"{first}: LUKS2 on the SED range (dracut crypt): Tang unlocks the range, then the LUKS header appears and its passphrase opens root",
     ] if args.full else []
     planned = (1 + sum(len(per_kernel(k)) for k in kvers) + sum(len(dracut_descs(k)) for k in dracut_kvers)
                + len(off_desc) + len(hook_descs) + len(full_descs))
@@ -830,6 +839,41 @@ def full_scenarios(tap, env, t, k, descs, entry):
         return [(good and no_net and not missing and tcti_lib,
                  f"missing: {missing}, tcti-device: {tcti_lib}, fdekit network: {not no_net}\n{diag}")]
     step(tap, descs[4:5], tpm2)
+
+    def luks():
+        # The same root file system, in a LUKS2 container (encrypted offline
+        # by cryptsetup, no device mapper needed) in range 1. The last
+        # scenario: it replaces the root.
+        img = env.path("luks.img")
+        with open(img, "wb") as f:
+            f.truncate(R1_LENGTH * 512)
+        run(["mkfs.ext4", "-q", "-F", "-U", env.root_uuid, "-d", env.path("rootfs"),
+             img, f"{R1_LENGTH // 2 - 2048}k"])
+        passphrase = os.urandom(8).hex()
+        pf = env.path("luks.pass")
+        with open(pf, "w") as f:
+            f.write(passphrase)
+        run(["cryptsetup", "reencrypt", "--encrypt", "--type", "luks2", "--reduce-device-size", "2M",
+             "--key-file", pf, "--pbkdf", "pbkdf2", "--pbkdf-force-iterations", "1000",
+             "--batch-mode", img])
+        luks_uuid = run(["cryptsetup", "luksUUID", img]).stdout.decode().strip()
+        run([env.opalctl_sim, "unlock", env.drive, "--transport", "sedsim", "--keyfile",
+             env.admin_key, "--range", "1"])
+        with open(img, "rb") as f:
+            run([env.sedsim, "write", env.drive, str(R1_START), str(R1_LENGTH)], stdin=f)
+        run([env.opalctl_sim, "lock", env.drive, "--transport", "sedsim", "--keyfile",
+             env.admin_key, "--range", "1"])
+        table = env.write_table("luks", [entry(k, t["jwe"])])
+        initrd, _ = env.dracut(k, table, "luks", "dm crypt")
+        good, diag, text, _ = boot_expect_root(
+            env, k, initrd, [t["a"]],
+            f"rd.luks.uuid={luks_uuid} rd.shell=0 rd.emergency=reboot rd.retry=60",
+            answers=[(r"Enter passphrase for /dev/nvme", passphrase)])
+        sed = text.find("range 1 unlocked")
+        ask = text.find("Enter passphrase for /dev/nvme")
+        ordered = 0 <= sed < ask
+        return [(good and ordered, f"SED unlock before the LUKS prompt: {ordered}\n{diag}")]
+    step(tap, descs[5:6], luks)
 
 
 DEMO_LINES = re.compile(r"fdekit|IP-Config: \S+ complete|unlocked|FDEKIT-|"
