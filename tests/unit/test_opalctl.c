@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -777,6 +778,24 @@ static void test_unlock_all(void **state)
 		    f->drive, f->dir);
 	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", askpass, NULL),
 			 EXIT_INCOMPLETE);
+	/* The prompt has a bound of its own: a person who never answers... */
+	power_cycle(f);
+	write_table(f, tab, "root %s 0 prompt transport=sedsim\n", f->drive);
+	write_file(askpass, "#!/bin/sh\nsleep 30\n", 20);
+	assert_int_equal(chmod(askpass, 0700), 0);
+	{
+		time_t t0 = time(NULL);
+
+		assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", askpass,
+				     "--prompt-timeout", "1", NULL), EXIT_INCOMPLETE);
+		assert_true(time(NULL) - t0 <= 5);
+	}
+	/* ...and one the deadline does not cut short once it has passed. */
+	snprintf(ok_ask, sizeof(ok_ask), "#!/bin/sh\nsleep 2; cat '%s'\n", f->key);
+	write_file(askpass, ok_ask, strlen(ok_ask));
+	assert_int_equal(chmod(askpass, 0700), 0);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", askpass,
+			     "--deadline", "1", NULL), EXIT_OK);
 	/* A device that never appears: bounded by the entry's timeout. */
 	snprintf(bad_ask, sizeof(bad_ask), "%s/missing", f->dir);
 	write_table(f, tab, "gone %s 0 keyfile:%s timeout=1\n", bad_ask, f->key);

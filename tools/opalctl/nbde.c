@@ -788,6 +788,20 @@ static bool wait_device(const struct opaltab_entry *e, const struct deadline *dl
 	}
 }
 
+/*
+ * How long a passphrase prompt waits: a person is asked, so not cut short
+ * by what the automatic attempts used of the deadline; at most
+ * --prompt-timeout (default 120 s), or what is left of the deadline when
+ * that is longer.
+ */
+static uint64_t prompt_ms(const struct ctx *c, const struct deadline *dl)
+{
+	uint64_t own = (uint64_t)(c->prompt_timeout_s ? c->prompt_timeout_s : 120) * 1000;
+	uint64_t left = remaining_ms(dl, UINT64_MAX);
+
+	return dl->end && left > own ? left : own;
+}
+
 /* Ask for a passphrase: --askpass, else the terminal with echo off. */
 static int ask_passphrase(struct ctx *c, const char *prompt, const struct deadline *dl,
 			  struct secret *out)
@@ -796,7 +810,7 @@ static int ask_passphrase(struct ctx *c, const char *prompt, const struct deadli
 	if (c->askpass) {
 		char *const argv[] = { (char *)c->askpass, (char *)prompt, NULL };
 		struct child_io io = { .in_fd = 0, .out_fd = -1, .capture = out };
-		int rc = run_child(argv, &io, remaining_ms(dl, 600000));
+		int rc = run_child(argv, &io, prompt_ms(c, dl));
 
 		if (rc) {
 			explicit_bzero(out->data, out->cap);
@@ -811,7 +825,7 @@ static int ask_passphrase(struct ctx *c, const char *prompt, const struct deadli
 			fd = dup(fileno(c->in));
 		if (fd < 0)
 			return -errno;
-		rc = secret_read_line(out, fd, prompt, (unsigned int)remaining_ms(dl, 600000));
+		rc = secret_read_line(out, fd, prompt, (unsigned int)prompt_ms(c, dl));
 		close(fd);
 		if (rc)
 			return rc;

@@ -44,6 +44,7 @@ struct ctx {
 	/* bind, unlock-all */
 	const char *pin, *pin_config, *jwe, *table, *askpass;
 	unsigned int deadline_s;	/* 0: none */
+	unsigned int prompt_timeout_s;	/* 0: the default, 120 s */
 	bool no_prompt;
 	const char *names[OPALCTL_MAX_NAMES];
 	unsigned int nnames;

@@ -1533,7 +1533,7 @@ static const struct opalctl_cmd commands[] = {
 	{ "lock", cmd_lock, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
 	  "DEV --keyfile F [--range N] [--all] [--user N]", "lock a range and check it locked" },
 	{ "unlock-all", cmd_unlock_all, CMD_NO_OPEN,
-	  "[--table F] [--name N]... [--deadline S] [--no-prompt] [--askpass P]",
+	  "[--table F] [--name N]... [--deadline S] [--prompt-timeout S] [--no-prompt] [--askpass P]",
 	  "unlock every entry of the unlock table (boot)" },
 	{ "change-key", cmd_change_key, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
 	  "DEV --keyfile F --new-keyfile F [--who sid|admin1|both]", "change the SID/Admin1 key" },
@@ -1608,7 +1608,8 @@ static void usage(FILE *o)
 	      "      --slot N         unbind: the key slot (user number) to remove\n"
 	      "      --table F        unlock-all: the unlock table (default /etc/fdekit/opaltab)\n"
 	      "      --name N         unlock-all: only this entry (repeatable; includes noauto)\n"
-	      "      --deadline S     unlock-all: never run longer than S seconds\n"
+	      "      --deadline S     unlock-all: no automatic step runs past S seconds\n"
+	      "      --prompt-timeout S   unlock-all: a passphrase prompt waits S seconds (120)\n"
 	      "      --no-prompt      unlock-all: never ask for a passphrase\n"
 	      "      --askpass P      unlock-all: run P \"PROMPT\" to ask (its stdout is the key)\n"
 	      "  -t, --transport T    auto, ioctl, nvme, scsi, or sedsim (DEV = directory; test builds)\n"
@@ -1627,7 +1628,7 @@ enum {
 	OPT_READ_ONLY, OPT_USER, OPT_SAVE, OPT_WHO, OPT_ENABLE, OPT_DISABLE, OPT_DONE,
 	OPT_NOT_DONE, OPT_WRITE, OPT_YES, OPT_TIMEOUT, OPT_KEEP_MBR, OPT_PIN, OPT_CONFIG,
 	OPT_JWE, OPT_SLOT, OPT_TABLE, OPT_NAME, OPT_DEADLINE, OPT_NO_PROMPT, OPT_ASKPASS,
-	OPT_INSECURE_KEYFILE, OPT_KEEP_DATA, OPT_ALL, OPT_SUM,
+	OPT_INSECURE_KEYFILE, OPT_KEEP_DATA, OPT_ALL, OPT_SUM, OPT_PROMPT_TIMEOUT,
 };
 
 static const struct option long_opts[] = {
@@ -1661,6 +1662,7 @@ static const struct option long_opts[] = {
 	{ "table", required_argument, NULL, OPT_TABLE },
 	{ "name", required_argument, NULL, OPT_NAME },
 	{ "deadline", required_argument, NULL, OPT_DEADLINE },
+	{ "prompt-timeout", required_argument, NULL, OPT_PROMPT_TIMEOUT },
 	{ "no-prompt", no_argument, NULL, OPT_NO_PROMPT },
 	{ "askpass", required_argument, NULL, OPT_ASKPASS },
 	{ "transport", required_argument, NULL, 't' },
@@ -1760,6 +1762,11 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 			if (!parse_u64(optarg, &v) || !v || v > 86400)
 				return fail(c, EXIT_USAGE, "--deadline %s: use 1 to 86400 seconds", optarg);
 			c->deadline_s = (unsigned int)v;
+			break;
+		case OPT_PROMPT_TIMEOUT:
+			if (!parse_u64(optarg, &v) || !v || v > 86400)
+				return fail(c, EXIT_USAGE, "--prompt-timeout %s: use 1 to 86400 seconds", optarg);
+			c->prompt_timeout_s = (unsigned int)v;
 			break;
 		case OPT_NO_PROMPT: c->no_prompt = true; break;
 		case OPT_ASKPASS: c->askpass = optarg; break;
