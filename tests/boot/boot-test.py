@@ -63,10 +63,6 @@ class Tap:
             self.diag(diag)
         return good
 
-    def skip(self, desc, reason):
-        self.n += 1
-        print(f"ok {self.n} - {desc} # SKIP {reason}", flush=True)
-
     def diag(self, text):
         for line in str(text).rstrip().splitlines()[-60:]:
             print(f"# {line}", flush=True)
