@@ -42,7 +42,7 @@ grep_out() {
 	if grep -q -- "$2" "$T/out"; then ok "$1"; else not_ok "$1"; sed 's/^/# /' "$T/out"; fi
 }
 
-echo "1..24"
+echo "1..29"
 for tool in clevis jose socat curl /usr/libexec/tangd /usr/libexec/tangd-keygen; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "Bail out! $tool is missing: run scripts/bootstrap"
@@ -152,4 +152,20 @@ sed -i "s|$T/sss.jwe|$T/sss-copy.jwe|" "$T/opaltab"
 "$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
 expect_rc "a kept copy of the unbound slot's JWE unlocks nothing" 11 \
 	"$OPALCTL" unlock-all --table "$T/opaltab" --name sssslot --no-prompt
+# Tang key rotation: rotated (hidden) keys still open old JWEs; once they are
+# deleted the slot cannot be opened, and unlock-all says so, bounded.
+check "tang server C answers" start_tang C
+check "bind a slot to server C" "$OPALCTL" bind "$D" -k "$T/admin.key" --range 1 --pin tang \
+	--config "{\"url\":\"http://127.0.0.1:$C_PORT\",\"thp\":\"$C_THP\"}" --jwe "$T/c.jwe"
+C_USER=$(sed -n 's/.*key slot User\([0-9]*\) bound.*/\1/p' "$T/out")
+echo "cslot $D 1 clevis:$T/c.jwe user=$C_USER,transport=sedsim,timeout=5,retry=1,fallback=fail" >>"$T/opaltab"
+/usr/libexec/tangd-rotate-keys -d "$T/C" >/dev/null 2>&1
+"$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
+check "after a Tang key rotation the old slot still unlocks" \
+	"$OPALCTL" unlock-all --table "$T/opaltab" --name cslot --no-prompt
+rm -f "$T/C"/.*.jwk
+"$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
+expect_rc "with the rotated keys deleted the slot does not open (exit 11)" 11 \
+	"$OPALCTL" unlock-all --table "$T/opaltab" --name cslot --no-prompt
+grep_out "and unlock-all says why" "cslot: failed: clevis decrypt failed"
 [ "$failed" -eq 0 ]

@@ -218,7 +218,7 @@ static int clevis_decrypt(const char *jwe, unsigned int timeout_s, struct secret
 	else if (rc == 127)
 		snprintf(why, whylen, "clevis is not installed (or not in the initramfs)");
 	else if (rc)
-		snprintf(why, whylen, "clevis decrypt failed (exit %d): key server unreachable, TPM busy, or a JWE this machine cannot open", rc);
+		snprintf(why, whylen, "clevis decrypt failed (exit %d): the key server is unreachable or no longer has the key (rotated and deleted: rebind the slot), the TPM is busy, or this machine cannot open the JWE", rc);
 	else if (!out->len || out->len > OPAL_PIN_MAX)
 		snprintf(why, whylen, "clevis decrypt gave %zu bytes, not a PIN", out->len);
 	else
