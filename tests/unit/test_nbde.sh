@@ -42,8 +42,8 @@ grep_out() {
 	if grep -q -- "$2" "$T/out"; then ok "$1"; else not_ok "$1"; sed 's/^/# /' "$T/out"; fi
 }
 
-echo "1..29"
-for tool in clevis jose socat curl /usr/libexec/tangd /usr/libexec/tangd-keygen; do
+echo "1..32"
+for tool in clevis jose socat curl swtpm /usr/libexec/tangd /usr/libexec/tangd-keygen; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "Bail out! $tool is missing: run scripts/bootstrap"
 		exit 1
@@ -168,4 +168,27 @@ rm -f "$T/C"/.*.jwk
 expect_rc "with the rotated keys deleted the slot does not open (exit 11)" 11 \
 	"$OPALCTL" unlock-all --table "$T/opaltab" --name cslot --no-prompt
 grep_out "and unlock-all says why" "cslot: failed: clevis decrypt failed"
+# sss of tang + tpm2 with t=2: both are needed. The TPM is swtpm on a
+# loopback port; clevis's tpm2-tools find it through TPM2TOOLS_TCTI, which
+# opalctl passes on to clevis like the rest of its environment.
+TPMPORT=$(free_port)
+mkdir -p "$T/tpm"
+swtpm socket --tpm2 --tpmstate dir="$T/tpm" --flags not-need-init,startup-clear \
+	--server type=tcp,port=$TPMPORT,bindaddr=127.0.0.1 \
+	--ctrl type=tcp,port=$((TPMPORT + 1)),bindaddr=127.0.0.1 >"$T/swtpm.log" 2>&1 &
+PIDS="$PIDS $!"
+export TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$TPMPORT"
+sleep 0.5
+SSS2="{\"t\":2,\"pins\":{\"tang\":[{\"url\":\"http://127.0.0.1:$B_PORT\",\"thp\":\"$B_THP\"}],\"tpm2\":{}}}"
+check "bind an sss slot needing Tang and the TPM (t=2)" "$OPALCTL" bind "$D" -k "$T/admin.key" \
+	--range 1 --pin sss --config "$SSS2" --jwe "$T/sss2.jwe"
+S2_USER=$(sed -n 's/.*key slot User\([0-9]*\) bound.*/\1/p' "$T/out")
+echo "both $D 1 clevis:$T/sss2.jwe user=$S2_USER,transport=sedsim,timeout=10,retry=0,fallback=fail" >>"$T/opaltab"
+"$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
+check "Tang and the TPM together unlock" "$OPALCTL" unlock-all --table "$T/opaltab" --name both --no-prompt
+"$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
+kill "$B_PID"
+sleep 0.2
+expect_rc "the TPM alone does not (t=2, Tang down): exit 11" 11 \
+	"$OPALCTL" unlock-all --table "$T/opaltab" --name both --no-prompt
 [ "$failed" -eq 0 ]
