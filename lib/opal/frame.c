@@ -2,7 +2,7 @@
 /* ComPacket / Packet / SubPacket framing (Core Spec 3.2.3). */
 #include <string.h>
 
-#include "opal.h"
+#include "opal-wire.h"
 
 static void put_be16(uint8_t *p, uint16_t v)
 {

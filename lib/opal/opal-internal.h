@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "opal.h"
+#include "opal-wire.h"
 
 struct opal_dev {
 	const struct opal_transport_ops *ops;

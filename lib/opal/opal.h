@@ -8,8 +8,12 @@
  *   session    (Properties, StartSession/SyncSession, method calls, end of session)
  *   operations (take ownership, activate, ranges, lock/unlock, MBR, revert, ...)
  *
- * The token and framing layers are shared with the device side (sedsim).
- * No process-global state: every call takes its context explicitly.
+ * This header is the public API: errors, UIDs of the objects a caller names,
+ * Level 0 Discovery, transports, sessions, and the operations. The stream
+ * layer (tokens, framing, method UIDs, table columns, raw calls) is in
+ * opal-wire.h, shared with the device side (sedsim), the tests and the
+ * fuzz targets. No process-global state: every call takes its context
+ * explicitly.
  */
 #ifndef FDEKIT_OPAL_H
 #define FDEKIT_OPAL_H
@@ -74,11 +78,6 @@ extern const opal_uid OPAL_UID_SMUID, OPAL_UID_THISSP, OPAL_UID_ADMINSP,
 	OPAL_UID_DATASTORE, OPAL_UID_TABLE_MBR, OPAL_UID_TABLE_DATASTORE,
 	OPAL_UID_HALF_AUTHORITY_OBJ_REF, OPAL_UID_HALF_BOOLEAN_ACE;
 
-/* Method UIDs. */
-extern const opal_uid OPAL_M_PROPERTIES, OPAL_M_STARTSESSION,
-	OPAL_M_SYNCSESSION, OPAL_M_CLOSESESSION, OPAL_M_NEXT, OPAL_M_GENKEY, OPAL_M_REVERTSP,
-	OPAL_M_GET, OPAL_M_SET, OPAL_M_AUTHENTICATE, OPAL_M_RANDOM,
-	OPAL_M_REVERT, OPAL_M_ACTIVATE, OPAL_M_ERASE, OPAL_M_GETACL;
 
 opal_uid opal_uid_admin(unsigned n);		/* Admin1..4 (n >= 1) */
 opal_uid opal_uid_user(unsigned n);		/* User1..N (n >= 1) */
@@ -92,150 +91,10 @@ opal_uid opal_uid_ace_wrlocked(unsigned n);
 opal_uid opal_uid_ace_get_range(unsigned n);
 bool opal_uid_eq(const opal_uid *a, const opal_uid *b);
 
-/* Locking table columns (Opal SSC 4.3.5.2). */
-enum opal_locking_col {
-	OPAL_COL_RANGE_START = 3,
-	OPAL_COL_RANGE_LENGTH = 4,
-	OPAL_COL_READ_LOCK_ENABLED = 5,
-	OPAL_COL_WRITE_LOCK_ENABLED = 6,
-	OPAL_COL_READ_LOCKED = 7,
-	OPAL_COL_WRITE_LOCKED = 8,
-	OPAL_COL_LOCK_ON_RESET = 9,
-	OPAL_COL_ACTIVE_KEY = 10,
-};
-
-enum opal_cpin_col {
-	OPAL_COL_PIN = 3,
-	OPAL_COL_TRY_LIMIT = 5,
-	OPAL_COL_TRIES = 6,
-};
-
-enum opal_mbrctl_col {
-	OPAL_COL_MBR_ENABLE = 1,
-	OPAL_COL_MBR_DONE = 2,
-	OPAL_COL_MBR_DONE_ON_RESET = 3,
-};
-
-#define OPAL_COL_AUTHORITY_ENABLED 5
-#define OPAL_COL_SP_LIFECYCLE 6
-#define OPAL_COL_TABLE_ROWS 7
-#define OPAL_COL_TABLE_MANDATORY_WRITE_GRANULARITY 13
-#define OPAL_COL_ACE_BOOLEAN_EXPR 3
 
 #define OPAL_LIFECYCLE_MANUFACTURED_INACTIVE 0x08
 #define OPAL_LIFECYCLE_MANUFACTURED 0x09
 
-/* ---------------------------------------------------------------- tokens */
-
-enum opal_control_token {
-	OPAL_TOK_STARTLIST = 0xf0,
-	OPAL_TOK_ENDLIST = 0xf1,
-	OPAL_TOK_STARTNAME = 0xf2,
-	OPAL_TOK_ENDNAME = 0xf3,
-	OPAL_TOK_CALL = 0xf8,
-	OPAL_TOK_ENDOFDATA = 0xf9,
-	OPAL_TOK_ENDOFSESSION = 0xfa,
-	OPAL_TOK_STARTTRANSACTION = 0xfb,
-	OPAL_TOK_ENDTRANSACTION = 0xfc,
-	OPAL_TOK_EMPTY = 0xff,
-};
-
-/* Encoder: appends to a caller-owned fixed buffer; overflow is sticky. */
-struct opal_buf {
-	uint8_t *data;
-	size_t len;
-	size_t cap;
-	bool overflow;
-};
-
-void opal_buf_init(struct opal_buf *b, void *mem, size_t cap);
-void opal_put_control(struct opal_buf *b, uint8_t token);
-void opal_put_uint(struct opal_buf *b, uint64_t v);
-void opal_put_sint(struct opal_buf *b, int64_t v);
-void opal_put_bytes(struct opal_buf *b, const void *p, size_t n);
-void opal_put_uid(struct opal_buf *b, const opal_uid *uid);
-/* STARTNAME uint(name) uint(value) ENDNAME */
-void opal_put_named_uint(struct opal_buf *b, uint64_t name, uint64_t v);
-/* STARTNAME bytes(name) uint(value) ENDNAME: one pair of a Properties list */
-void opal_put_prop(struct opal_buf *b, const char *name, uint64_t v);
-/* A property to encode; the name may be of any length. */
-struct opal_prop_out {
-	const char *name;
-	uint64_t v;
-};
-
-/* STARTLIST, a pair per property, ENDLIST */
-void opal_put_prop_list(struct opal_buf *b, const struct opal_prop_out *p, size_t n);
-/* F8 invoking method F0 ; the caller adds parameters, then opal_put_call_end */
-void opal_put_call_begin(struct opal_buf *b, const opal_uid *invoking,
-			 const opal_uid *method);
-/* F1 F9 F0 status 0 0 F1 */
-void opal_put_call_end(struct opal_buf *b, uint8_t status);
-
-enum opal_atom_type {
-	OPAL_ATOM_CONTROL,	/* control token: .control */
-	OPAL_ATOM_UINT,		/* .uint */
-	OPAL_ATOM_SINT,		/* .sint */
-	OPAL_ATOM_BYTES,	/* .bytes, .len (points into the parsed buffer) */
-};
-
-struct opal_token {
-	enum opal_atom_type type;
-	uint8_t control;
-	uint64_t uint;
-	int64_t sint;
-	const uint8_t *bytes;
-	size_t len;
-};
-
-#define OPAL_MAX_TOKENS 4096
-
-struct opal_tokens {
-	struct opal_token *tok;
-	size_t n;
-	size_t cap;
-};
-
-/*
- * Decode a token stream. Empty atoms (0xff) are dropped. Rejects reserved
- * token values, truncated atoms, integers wider than 64 bits, continued
- * atoms and unbalanced lists/names. out->tok must point to out->cap slots.
- */
-int opal_tokens_parse(const uint8_t *buf, size_t len, struct opal_tokens *out);
-
-static inline bool opal_tok_is(const struct opal_token *t, uint8_t control)
-{
-	return t->type == OPAL_ATOM_CONTROL && t->control == control;
-}
-
-/* Index just past the list/name starting at i, or 0 if malformed. */
-size_t opal_tok_skip(const struct opal_tokens *t, size_t i);
-
-/* ------------------------------------------------------------ framing */
-
-#define OPAL_COMPACKET_HDR 20
-#define OPAL_PACKET_HDR 24
-#define OPAL_SUBPACKET_HDR 12
-#define OPAL_FRAME_HDRS (OPAL_COMPACKET_HDR + OPAL_PACKET_HDR + OPAL_SUBPACKET_HDR)
-#define OPAL_IO_BUFFER 2048
-
-struct opal_frame {
-	uint16_t comid;
-	uint16_t comid_ext;
-	uint32_t outstanding;
-	uint32_t min_transfer;
-	uint32_t tsn;
-	uint32_t hsn;
-	uint32_t seq;
-	const uint8_t *payload;	/* data subpacket */
-	size_t payload_len;
-};
-
-/* Wrap payload into one ComPacket/Packet/SubPacket; returns total bytes or 0. */
-size_t opal_frame_build(uint8_t *out, size_t cap, const struct opal_frame *f,
-			const uint8_t *payload, size_t len);
-/* Parse a ComPacket holding one Packet with one data SubPacket. */
-int opal_frame_parse(const uint8_t *buf, size_t len, struct opal_frame *f);
 
 /* ------------------------------------------------- Level 0 Discovery */
 
@@ -447,23 +306,10 @@ extern const struct opal_host_props OPAL_HOST_PROPS_DEFAULT;
  */
 int opal_properties(struct opal_dev *dev, const struct opal_host_props *host,
 		    struct opal_props *out);
-/* Parse the token payload of a Properties reply (also the fuzz target). */
-int opal_properties_parse(const uint8_t *buf, size_t len, struct opal_props *out);
 
 /* ------------------------------------------------------------ sessions */
 
 struct opal_session;
-
-struct opal_resp {
-	uint8_t raw[OPAL_IO_BUFFER];
-	size_t raw_len;
-	struct opal_token tok[512];
-	struct opal_tokens t;
-	size_t results;		/* index of the results list (F0) */
-	int status;
-	bool call;		/* call form: F8 SMUID method F0 ... (from the session manager) */
-	opal_uid method;	/* its method, when call */
-};
 
 int opal_discovery0(struct opal_dev *dev, struct opal_discovery *d);
 int opal_discovery0_raw(struct opal_dev *dev, uint8_t *buf, size_t cap, size_t *len);
@@ -492,24 +338,7 @@ void opal_session_drop(struct opal_session *s);
 void opal_dev_set_trace(struct opal_dev *dev, FILE *f);
 /* Let opal_start_session reset the stack once when the TPer answers SP_BUSY. */
 void opal_dev_set_reset_on_busy(struct opal_dev *dev, bool on);
-/* Send the call in b (built with opal_put_call_begin/end), parse the reply. */
-int opal_session_call(struct opal_session *s, struct opal_buf *b, struct opal_resp *r);
 int opal_authenticate(struct opal_session *s, const opal_uid *auth, const struct opal_key *key);
-
-/* Generic table access. */
-int opal_get_column_uint(struct opal_session *s, const opal_uid *obj, unsigned col,
-			 uint64_t *v);
-int opal_get_column_bytes(struct opal_session *s, const opal_uid *obj, unsigned col,
-			  uint8_t *out, size_t cap, size_t *len);
-int opal_set_column_uint(struct opal_session *s, const opal_uid *obj, unsigned col,
-			 uint64_t v);
-int opal_set_column_bytes(struct opal_session *s, const opal_uid *obj, unsigned col,
-			  const void *p, size_t n);
-
-/* In a parsed Get response, find column col (uint). */
-int opal_resp_column_uint(const struct opal_resp *r, unsigned col, uint64_t *v);
-int opal_resp_column_bytes(const struct opal_resp *r, unsigned col,
-			   const uint8_t **p, size_t *n);
 
 /* ---------------------------------------------------------- operations */
 
@@ -522,6 +351,7 @@ struct opal_range {
 	bool read_locked;
 	bool write_locked;
 	bool lock_on_reset;
+	bool lock_on_reset_known;	/* read from the drive (no kernel ioctl reads it) */
 };
 
 enum opal_lock_state {
@@ -561,6 +391,9 @@ int opal_get_range(struct opal_dev *dev, const struct opal_key *admin, unsigned 
 		   struct opal_range *r);
 /* The range's columns, read in an open session (Admin1, or a user its ACE names). */
 int opal_range_read(struct opal_session *s, unsigned n, struct opal_range *r);
+/* ReadLockEnabled and WriteLockEnabled of a range, in an open Admin1 session. */
+int opal_range_lock_enable(struct opal_session *s, unsigned range, bool read_enabled,
+			   bool write_enabled);
 /* Locking SP session as who (0 = Admin1, n = UserN), for opal_set_lock. */
 int opal_lock_session(struct opal_dev *dev, unsigned who, const struct opal_key *key,
 		      struct opal_session **s);
@@ -573,6 +406,7 @@ int opal_mbr_get(struct opal_dev *dev, const struct opal_key *admin,
 /* MBRControl's Enable and Done in an open session. */
 int opal_mbr_read(struct opal_session *s, struct opal_mbr_state *m);
 /* enable/done: 0 or 1 to set, -1 to leave alone. */
+int opal_mbr_set_session(struct opal_session *s, int enable, int done);
 int opal_mbr_set(struct opal_dev *dev, const struct opal_key *admin, int enable, int done);
 int opal_mbr_write(struct opal_dev *dev, const struct opal_key *admin, uint64_t offset,
 		   const void *buf, size_t len);
@@ -635,13 +469,6 @@ struct opal_range_access {
 bool opal_ace_has(const struct opal_ace *a, const opal_uid *auth);
 int opal_ace_add(struct opal_ace *a, const opal_uid *auth);
 bool opal_ace_remove(struct opal_ace *a, const opal_uid *auth);
-/* Encode Set[BooleanExpr] in postfix (a1 a2 OR a3 OR ...). */
-void opal_put_ace_set(struct opal_buf *b, const opal_uid *ace, const struct opal_ace *a);
-/*
- * Decode a BooleanExpr list at token v. OPAL_ERR_UNSUPPORTED for an AND
- * (not "any of"), OPAL_ERR_PROTOCOL when not a postfix expression.
- */
-int opal_ace_parse(const struct opal_tokens *t, size_t v, struct opal_ace *out);
 int opal_ace_get(struct opal_session *s, const opal_uid *ace, struct opal_ace *out);
 int opal_ace_set(struct opal_session *s, const opal_uid *ace, const struct opal_ace *a);
 int opal_range_access(struct opal_session *s, unsigned range, struct opal_range_access *out);

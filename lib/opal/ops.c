@@ -213,6 +213,7 @@ int opal_range_read(struct opal_session *s, unsigned n, struct opal_range *out)
 		     j++)
 			if (t->tok[j].type == OPAL_ATOM_UINT && t->tok[j].uint == 0)
 				out->lock_on_reset = true;
+		out->lock_on_reset_known = !rc;
 	}
 	free(r);
 	return rc;
@@ -240,6 +241,21 @@ int opal_set_lock(struct opal_session *s, unsigned range, enum opal_lock_state s
 	opal_put_set_begin(&b, &obj);
 	opal_put_named_uint(&b, OPAL_COL_READ_LOCKED, st == OPAL_LOCKED);
 	opal_put_named_uint(&b, OPAL_COL_WRITE_LOCKED, st != OPAL_UNLOCKED_RW);
+	opal_put_set_end(&b);
+	return opal_call_simple(s, &b);
+}
+
+int opal_range_lock_enable(struct opal_session *s, unsigned range, bool read_enabled,
+			   bool write_enabled)
+{
+	uint8_t mem[256];
+	struct opal_buf b;
+	opal_uid obj = opal_uid_locking_range(range);
+
+	opal_buf_init(&b, mem, sizeof(mem));
+	opal_put_set_begin(&b, &obj);
+	opal_put_named_uint(&b, OPAL_COL_READ_LOCK_ENABLED, read_enabled);
+	opal_put_named_uint(&b, OPAL_COL_WRITE_LOCK_ENABLED, write_enabled);
 	opal_put_set_end(&b);
 	return opal_call_simple(s, &b);
 }
@@ -294,10 +310,25 @@ int opal_mbr_get(struct opal_dev *dev, const struct opal_key *admin, struct opal
 	return finish(s, opal_mbr_read(s, m));
 }
 
-int opal_mbr_set(struct opal_dev *dev, const struct opal_key *admin, int enable, int done)
+int opal_mbr_set_session(struct opal_session *s, int enable, int done)
 {
 	uint8_t mem[256];
 	struct opal_buf b;
+
+	if (enable < 0 && done < 0)
+		return OPAL_ERR_INVAL;
+	opal_buf_init(&b, mem, sizeof(mem));
+	opal_put_set_begin(&b, &OPAL_UID_MBRCONTROL);
+	if (enable >= 0)
+		opal_put_named_uint(&b, OPAL_COL_MBR_ENABLE, (uint64_t)enable);
+	if (done >= 0)
+		opal_put_named_uint(&b, OPAL_COL_MBR_DONE, (uint64_t)done);
+	opal_put_set_end(&b);
+	return opal_call_simple(s, &b);
+}
+
+int opal_mbr_set(struct opal_dev *dev, const struct opal_key *admin, int enable, int done)
+{
 	struct opal_session *s;
 	int rc;
 
@@ -306,15 +337,7 @@ int opal_mbr_set(struct opal_dev *dev, const struct opal_key *admin, int enable,
 	rc = admin_session(dev, admin, &s);
 	if (rc)
 		return rc;
-	opal_buf_init(&b, mem, sizeof(mem));
-	opal_put_set_begin(&b, &OPAL_UID_MBRCONTROL);
-	if (enable >= 0)
-		opal_put_named_uint(&b, OPAL_COL_MBR_ENABLE, (uint64_t)enable);
-	if (done >= 0)
-		opal_put_named_uint(&b, OPAL_COL_MBR_DONE, (uint64_t)done);
-	opal_put_set_end(&b);
-	rc = opal_call_simple(s, &b);
-	return finish(s, rc);
+	return finish(s, opal_mbr_set_session(s, enable, done));
 }
 
 /*
@@ -404,8 +427,8 @@ static int table_read(struct opal_session *s, const opal_uid *table, uint64_t of
 	if (!r)
 		return OPAL_ERR_NOMEM;
 	while (!rc && len) {
-		size_t n = table_chunk(len, room);
-		const struct opal_token *t;
+		size_t n = table_chunk(len, room), got_len;
+		const uint8_t *got;
 
 		opal_buf_init(&b, mem, sizeof(mem));
 		opal_put_call_begin(&b, table, &OPAL_M_GET);
@@ -417,16 +440,13 @@ static int table_read(struct opal_session *s, const opal_uid *table, uint64_t of
 		rc = opal_session_call(s, &b, r);
 		if (rc)
 			break;
-		if (r->results + 1 >= r->t.n) {
+		/* One result: the bytes of the rows asked for. */
+		if (opal_resp_count(r) != 1 || opal_resp_bytes(r, 0, &got, &got_len) ||
+		    got_len != n) {
 			rc = OPAL_ERR_PROTOCOL;
 			break;
 		}
-		t = &r->t.tok[r->results + 1];
-		if (t->type != OPAL_ATOM_BYTES || t->len != n) {
-			rc = OPAL_ERR_PROTOCOL;
-			break;
-		}
-		memcpy(p, t->bytes, n);
+		memcpy(p, got, n);
 		offset += n;
 		p += n;
 		len -= n;
@@ -571,8 +591,8 @@ int opal_random(struct opal_dev *dev, void *buf, size_t len)
 		return rc;
 	}
 	while (!rc && len) {
-		size_t n = len < 32 ? len : 32;
-		const struct opal_token *t;
+		size_t n = len < 32 ? len : 32, got_len;
+		const uint8_t *got;
 
 		opal_buf_init(&b, mem, sizeof(mem));
 		opal_put_call_begin(&b, &OPAL_UID_THISSP, &OPAL_M_RANDOM);
@@ -581,12 +601,12 @@ int opal_random(struct opal_dev *dev, void *buf, size_t len)
 		rc = opal_session_call(s, &b, r);
 		if (rc)
 			break;
-		t = r->results + 1 < r->t.n ? &r->t.tok[r->results + 1] : NULL;
-		if (!t || t->type != OPAL_ATOM_BYTES || t->len != n) {
+		if (opal_resp_count(r) != 1 || opal_resp_bytes(r, 0, &got, &got_len) ||
+		    got_len != n) {
 			rc = OPAL_ERR_PROTOCOL;
 			break;
 		}
-		memcpy(p, t->bytes, n);
+		memcpy(p, got, n);
 		p += n;
 		len -= n;
 	}

@@ -416,7 +416,7 @@ static int start_session_once(struct opal_dev *dev, const opal_uid *sp, const op
 	struct opal_buf b;
 	struct opal_resp *r;
 	struct opal_session *s;
-	const struct opal_tokens *t;
+	uint64_t got_hsn = 0, tsn = 0;
 	uint32_t hsn;
 	int rc;
 
@@ -460,11 +460,10 @@ static int start_session_once(struct opal_dev *dev, const opal_uid *sp, const op
 		rc = r->status;
 		goto out;
 	}
-	/* F8 SMUID SyncSession F0 HSN TSN ... */
-	t = &r->t;
+	/* F8 SMUID SyncSession [ HostSessionID SPSessionID (optional names) ] */
 	if (!r->call || !opal_uid_eq(&r->method, &OPAL_M_SYNCSESSION) || r->results != 3 ||
-	    t->n < 6 || t->tok[4].type != OPAL_ATOM_UINT || t->tok[5].type != OPAL_ATOM_UINT ||
-	    t->tok[4].uint != hsn || t->tok[5].uint == 0 || t->tok[5].uint > UINT32_MAX) {
+	    opal_resp_uint(r, 0, &got_hsn) || opal_resp_uint(r, 1, &tsn) || got_hsn != hsn ||
+	    tsn == 0 || tsn > UINT32_MAX) {
 		rc = OPAL_ERR_PROTOCOL;
 		goto out;
 	}
@@ -475,7 +474,7 @@ static int start_session_once(struct opal_dev *dev, const opal_uid *sp, const op
 	}
 	s->dev = dev;
 	s->hsn = hsn;
-	s->tsn = (uint32_t)t->tok[5].uint;
+	s->tsn = (uint32_t)tsn;
 	*out = s;
 out:
 	explicit_bzero(mem, sizeof(mem));
@@ -583,16 +582,78 @@ int opal_authenticate(struct opal_session *s, const opal_uid *auth, const struct
 	opal_put_call_end(&b, 0);
 	rc = opal_session_call(s, &b, r);
 	if (!rc) {
-		size_t i = r->results + 1;
+		uint64_t ok;
 
-		if (i >= r->t.n || r->t.tok[i].type != OPAL_ATOM_UINT)
+		/* One result, a boolean (Core Spec 5.3.4.1.1). */
+		if (opal_resp_count(r) != 1 || opal_resp_uint(r, 0, &ok) || ok > 1)
 			rc = OPAL_ERR_PROTOCOL;
-		else if (r->t.tok[i].uint == 0)
+		else if (!ok)
 			rc = OPAL_ERR_AUTH;
 	}
 	explicit_bzero(mem, sizeof(mem));
 	free(r);
 	return rc;
+}
+
+/*
+ * The results list of a reply, value by value at its own level: result k
+ * is an atom or a whole list. Counting stops at a malformed list.
+ */
+size_t opal_resp_result(const struct opal_resp *r, size_t k)
+{
+	const struct opal_tokens *t = &r->t;
+	size_t end, i;
+
+	if (r->results >= t->n || !opal_tok_is(&t->tok[r->results], OPAL_TOK_STARTLIST))
+		return 0;
+	end = opal_tok_skip(t, r->results);
+	if (!end)
+		return 0;
+	for (i = r->results + 1; i + 1 < end; k--) {
+		const struct opal_token *x = &t->tok[i];
+		size_t next;
+
+		if (x->type == OPAL_ATOM_CONTROL && !opal_tok_is(x, OPAL_TOK_STARTLIST) &&
+		    !opal_tok_is(x, OPAL_TOK_STARTNAME))
+			return 0;
+		if (!k)
+			return i;
+		next = x->type == OPAL_ATOM_CONTROL ? opal_tok_skip(t, i) : i + 1;
+		if (!next || next >= end)
+			return 0;
+		i = next;
+	}
+	return 0;
+}
+
+size_t opal_resp_count(const struct opal_resp *r)
+{
+	size_t n = 0;
+
+	while (opal_resp_result(r, n))
+		n++;
+	return n;
+}
+
+int opal_resp_uint(const struct opal_resp *r, size_t k, uint64_t *v)
+{
+	size_t i = opal_resp_result(r, k);
+
+	if (!i || r->t.tok[i].type != OPAL_ATOM_UINT)
+		return OPAL_ERR_PROTOCOL;
+	*v = r->t.tok[i].uint;
+	return 0;
+}
+
+int opal_resp_bytes(const struct opal_resp *r, size_t k, const uint8_t **p, size_t *n)
+{
+	size_t i = opal_resp_result(r, k);
+
+	if (!i || r->t.tok[i].type != OPAL_ATOM_BYTES)
+		return OPAL_ERR_PROTOCOL;
+	*p = r->t.tok[i].bytes;
+	*n = r->t.tok[i].len;
+	return 0;
 }
 
 /*

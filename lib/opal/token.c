@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "opal.h"
+#include "opal-wire.h"
 
 void opal_buf_init(struct opal_buf *b, void *mem, size_t cap)
 {

@@ -2,7 +2,7 @@
 /* UIDs of the Opal SSC tables, objects and methods (Core Spec, Opal SSC 2.01). */
 #include <string.h>
 
-#include "opal.h"
+#include "opal-wire.h"
 
 const opal_uid OPAL_UID_SMUID = OPAL_UID_INIT(0, 0, 0, 0, 0, 0, 0, 0xff);
 const opal_uid OPAL_UID_THISSP = OPAL_UID_INIT(0, 0, 0, 0, 0, 0, 0, 0x01);

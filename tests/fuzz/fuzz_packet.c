@@ -2,7 +2,7 @@
 /* libFuzzer target: ComPacket/Packet/SubPacket parsing, then the payload. */
 #include <stdint.h>
 
-#include "opal.h"
+#include "opal-wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "opal.h"
+#include "opal-wire.h"
 #include "opal-internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -28,6 +28,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (opal_resp_parse(&r) == 0) {
 			opal_resp_column_uint(&r, 3, &v);
 			opal_resp_column_bytes(&r, 3, &p, &n);
+			/* Every result the typed walk finds lies inside the token list. */
+			for (size_t k = 0, i; (i = opal_resp_result(&r, k)); k++) {
+				if (i <= r.results || i >= r.t.n)
+					__builtin_trap();
+				opal_resp_uint(&r, k, &v);
+				opal_resp_bytes(&r, k, &p, &n);
+			}
 			if (r.results >= r.t.n)
 				__builtin_trap();
 		}

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "opal.h"
+#include "opal-wire.h"
 #include "sedsim.h"
 
 static const struct opal_key KEY = { (const uint8_t *)"0123456789abcdef", 16 };

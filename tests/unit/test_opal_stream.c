@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "opal.h"
+#include "opal-wire.h"
 #include "opal-internal.h"
 
 static size_t enc_uint(uint64_t v, uint8_t *out)
@@ -280,6 +280,53 @@ static void test_discovery(void **state)
 	n = l0_sample(b);
 	b[48 + 32 + 3] = 4;
 	assert_int_equal(opal_discovery_parse(b, n, &d), OPAL_ERR_PROTOCOL);
+}
+
+/* Results read as typed values at the results list's own level. */
+static void test_resp_results(void **state)
+{
+	struct opal_resp *r = test_calloc(1, sizeof(*r));
+	struct opal_buf b;
+	const uint8_t *p;
+	size_t n;
+	uint64_t v;
+
+	(void)state;
+	/* [ 7 "ab" [ 1 2 ] {1: 9} ] EOD [ 0 0 0 ] */
+	opal_buf_init(&b, r->raw, sizeof(r->raw));
+	opal_put_control(&b, OPAL_TOK_STARTLIST);
+	opal_put_uint(&b, 7);
+	opal_put_bytes(&b, "ab", 2);
+	opal_put_control(&b, OPAL_TOK_STARTLIST);
+	opal_put_uint(&b, 1);
+	opal_put_uint(&b, 2);
+	opal_put_control(&b, OPAL_TOK_ENDLIST);
+	opal_put_named_uint(&b, 1, 9);
+	opal_put_call_end(&b, 0);
+	r->raw_len = b.len;
+	assert_int_equal(opal_resp_parse(r), 0);
+	assert_int_equal(opal_resp_count(r), 4);
+	assert_int_equal(opal_resp_uint(r, 0, &v), 0);
+	assert_int_equal(v, 7);
+	assert_int_equal(opal_resp_bytes(r, 1, &p, &n), 0);
+	assert_int_equal(n, 2);
+	assert_memory_equal(p, "ab", 2);
+	/* A list is one result, of no atom type; nothing inside it is result 3. */
+	assert_int_equal(opal_resp_uint(r, 2, &v), OPAL_ERR_PROTOCOL);
+	assert_true(opal_tok_is(&r->t.tok[opal_resp_result(r, 2)], OPAL_TOK_STARTLIST));
+	assert_true(opal_tok_is(&r->t.tok[opal_resp_result(r, 3)], OPAL_TOK_STARTNAME));
+	assert_int_equal(opal_resp_uint(r, 0 + 1, &v), OPAL_ERR_PROTOCOL);	/* bytes, not uint */
+	assert_int_equal(opal_resp_result(r, 4), 0);
+	assert_int_equal(opal_resp_uint(r, 4, &v), OPAL_ERR_PROTOCOL);
+	/* An empty results list has no results. */
+	opal_buf_init(&b, r->raw, sizeof(r->raw));
+	opal_put_control(&b, OPAL_TOK_STARTLIST);
+	opal_put_call_end(&b, 0);
+	r->raw_len = b.len;
+	assert_int_equal(opal_resp_parse(r), 0);
+	assert_int_equal(opal_resp_count(r), 0);
+	assert_int_equal(opal_resp_bytes(r, 0, &p, &n), OPAL_ERR_PROTOCOL);
+	test_free(r);
 }
 
 static void test_resp_parse(void **state)
@@ -593,6 +640,7 @@ int main(void)
 		cmocka_unit_test(test_frame),
 		cmocka_unit_test(test_discovery),
 		cmocka_unit_test(test_resp_parse),
+		cmocka_unit_test(test_resp_results),
 		cmocka_unit_test(test_properties_parse),
 		cmocka_unit_test(test_properties_malformed),
 		cmocka_unit_test(test_sedutil_hash),

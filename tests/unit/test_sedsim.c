@@ -21,7 +21,7 @@
 #include <cmocka.h>
 #include <libnvme.h>
 
-#include "opal.h"
+#include "opal-wire.h"
 #include "sedsim.h"
 
 #define BLOCKS 4096

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "opal.h"
+#include "opal-wire.h"
 #include "sedsim.h"
 
 #define BLOCKS 1024

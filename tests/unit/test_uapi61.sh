@@ -1,5 +1,5 @@
 #!/bin/sh
-# opalctl's kernel backend builds against Debian 12's own uapi headers
+# lib/opal's kernel backend builds against Debian 12's own uapi headers
 # (linux-libc-dev 6.1, unpacked by scripts/bootstrap), which lack
 # opal_key.key_type and the ioctls added since. TAP.
 #   test_uapi61.sh CC SOURCE_ROOT
@@ -22,13 +22,13 @@ else
 fi
 rm -f /tmp/uapi61-probe.$$.c
 n=2
-for f in kernel.c kernel-glue.c; do
+for f in ioctl.c backend_ioctl.c; do
 	if $CC -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -DHAVE_OPAL_KEY_TYPE=0 \
-		-isystem "$U" -isystem "$U/x86_64-linux-gnu" -I"$SRC/tools/opalctl" \
-		-I"$SRC/lib/opal" -c "$SRC/tools/opalctl/$f" -o /dev/null; then
-		echo "ok $n - tools/opalctl/$f builds against linux-libc-dev 6.1"
+		-isystem "$U" -isystem "$U/x86_64-linux-gnu" \
+		-I"$SRC/lib/opal" -c "$SRC/lib/opal/$f" -o /dev/null; then
+		echo "ok $n - lib/opal/$f builds against linux-libc-dev 6.1"
 	else
-		echo "not ok $n - tools/opalctl/$f builds against linux-libc-dev 6.1"
+		echo "not ok $n - lib/opal/$f builds against linux-libc-dev 6.1"
 	fi
 	n=$((n + 1))
 done

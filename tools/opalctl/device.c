@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "opalctl-dev.h"
-#include "opalctl-kernel.h"
 #if OPALCTL_SIM
 #include "sedsim.h"
 #endif
@@ -93,7 +92,7 @@ int opalctl_dev_open(const char *path, const char *transport, unsigned int timeo
 	snprintf(why, whylen, "unknown error");
 	if (!dev)
 		return OPAL_ERR_NOMEM;
-	dev->kernel_fd = -1;
+	dev->be.fd = -1;
 	if (!strcmp(transport, "sedsim") || (!strcmp(transport, "auto") && is_sedsim_dir(path))) {
 #if OPALCTL_SIM
 		rc = open_sedsim(path, dev, why, whylen);
@@ -113,26 +112,25 @@ int opalctl_dev_open(const char *path, const char *transport, unsigned int timeo
 			snprintf(why, whylen, "the sed-opal ioctls need a block device");
 			rc = OPAL_ERR_INVAL;
 		} else if (S_ISBLK(st.st_mode) && (kernel_op || ioctl_only)) {
-			dev->kernel_fd = open(path, O_RDWR | O_CLOEXEC);
-			if (dev->kernel_fd < 0) {
+			int fd = open(path, O_RDWR | O_CLOEXEC), probe, err_no = 0;
+
+			if (fd < 0) {
 				snprintf(why, whylen, "%s", strerror(errno));
 				rc = OPAL_ERR_TRANSPORT;
 			} else {
-				int probe = kopal_probe(dev->kernel_fd);
-
-				dev->transport = "ioctl";
-				/* Protocol access too, for the serial number and discovery. */
+				probe = opal_backend_kernel_probe(fd, &err_no);
+				/* The aid: our protocol code for what no ioctl offers. */
 				open_raw(path, nvme, dev, why, whylen);
 				/*
 				 * auto: without a sed-opal context for the disk in the
 				 * kernel (ENOTSUPP), or without sed-opal at all (ENOTTY:
 				 * CONFIG_BLK_SED_OPAL off), speak the protocol ourselves.
 				 */
-				if (!ioctl_only && dev->opal &&
-				    (probe == -524 || probe == -EOPNOTSUPP || probe == -ENOTTY)) {
-					close(dev->kernel_fd);
-					dev->kernel_fd = -1;
-					dev->transport = opal_dev_transport(dev->opal);
+				if (!ioctl_only && dev->opal && probe == OPAL_ERR_UNSUPPORTED) {
+					close(fd);
+				} else {
+					opal_backend_kernel(&dev->be, fd, dev->opal);
+					dev->transport = "ioctl";
 				}
 			}
 		} else {
@@ -146,6 +144,8 @@ int opalctl_dev_open(const char *path, const char *transport, unsigned int timeo
 		opalctl_dev_close(dev);
 		return rc;
 	}
+	if (!dev->be.ops)
+		opal_backend_protocol(&dev->be, dev->opal);
 	if (dev->opal) {
 		opal_dev_set_timeout(dev->opal, timeout_ms);
 		/* A session a crashed host left open answers SP_BUSY: reset it once. */
@@ -160,7 +160,7 @@ void opalctl_dev_close(struct opalctl_dev *dev)
 	if (!dev)
 		return;
 	opal_dev_free(dev->opal);
-	if (dev->kernel_fd >= 0)
-		close(dev->kernel_fd);
+	if (dev->be.fd >= 0)
+		close(dev->be.fd);
 	free(dev);
 }

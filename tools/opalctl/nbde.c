@@ -876,7 +876,7 @@ static int unlock_ranges(struct ctx *c, const struct opaltab_entry *e, const cha
 			break;
 		}
 		/* S3: only the kernel can keep the key; elsewhere say it is not kept. */
-		sub.save = e->save && sub.dev->kernel_fd >= 0;
+		sub.save = e->save && sub.dev->be.ops->can_save;
 		rc = opalctl_lock_unlock(&sub, k, true);
 		*saved = sub.save;
 		opalctl_dev_close(sub.dev);

@@ -306,13 +306,11 @@ static void discovery_text(FILE *o, const struct opal_discovery *d)
 
 static int need_discovery(struct ctx *c, struct opal_discovery *d)
 {
-	int rc;
+	int rc = c->dev->be.ops->discovery(&c->dev->be, d);
 
-	if (!c->dev->opal)
-		return opalctl_dev_discovery(c->dev, d) ?
-		       fail(c, EXIT_UNSUPPORTED, "discovery on %s: not available through %s: use --transport nvme or scsi",
-			    c->devpath, c->dev->transport) : 0;
-	rc = opal_discovery0(c->dev->opal, d);
+	if (rc == OPAL_ERR_UNSUPPORTED)
+		return fail(c, EXIT_UNSUPPORTED, "discovery on %s: not available through %s (Linux 6.5 or later has it): use --transport nvme or scsi",
+			    c->devpath, c->dev->transport);
 	if (rc)
 		return fail_opal(c, "Level 0 Discovery", rc, NULL, NULL);
 	return 0;
@@ -517,22 +515,6 @@ static int cmd_status(struct ctx *c)
 	return rc;
 }
 
-/* Each step of setup through the backend the device has: the kernel's sed-opal or ours. */
-static int setup_take_ownership(struct ctx *c, const struct opal_key *k)
-{
-	return c->dev->kernel_fd >= 0 ? opalctl_kernel_take_ownership(c->dev, k) :
-	       opal_take_ownership(c->dev->opal, k);
-}
-
-static int setup_activate(struct ctx *c, const struct opal_key *k)
-{
-	unsigned sum = (unsigned)c->range;
-	size_t n = c->sum ? 1 : 0;
-
-	return c->dev->kernel_fd >= 0 ? opalctl_kernel_activate_lsp(c->dev, k, &sum, n) :
-	       opal_activate_locking_sp_sum(c->dev->opal, k, &sum, n);
-}
-
 /*
  * Single User Mode: the range's owner, User(range+1), starts with an empty
  * PIN. It takes its own key and sets the range up itself: Admin1 has no say.
@@ -541,42 +523,15 @@ static int setup_sum_owner(struct ctx *c, const struct opal_range *r)
 {
 	struct secret *owner;
 	struct opal_key empty = { (const uint8_t *)"", 0 }, ok;
-	unsigned user = r->n + 1;
 	int rc = load_key(c, c->new_keyfile, &owner);
 
 	if (rc)
 		return rc;
 	ok = key_of(owner);
-	if (c->dev->kernel_fd >= 0) {
-		rc = opalctl_kernel_set_sum_owner_pin(c->dev, r->n, &empty, &ok);
-		if (!rc)
-			rc = opalctl_kernel_lr_setup(c->dev, &ok, r, true);
-	} else {
-		struct opal_session *s;
-
-		rc = opal_lock_session(c->dev->opal, user, &empty, &s);
-		if (!rc) {
-			rc = opal_user_set_pin(s, user, &ok);
-			rc = opal_end_session(s) && !rc ? OPAL_ERR_PROTOCOL : rc;
-		}
-		if (!rc)
-			rc = opal_lock_session(c->dev->opal, user, &ok, &s);
-		if (!rc) {
-			rc = opal_range_setup_session(s, r);
-			rc = opal_end_session(s) && !rc ? OPAL_ERR_PROTOCOL : rc;
-		}
-	}
+	rc = c->dev->be.ops->sum_owner_setup(&c->dev->be, &empty, &ok, r);
 	secret_free(owner);
 	return rc ? fail_opal(c, "setup --sum: the range's owner setting its key and range", rc, NULL,
 			      NULL) : 0;
-}
-
-static int setup_read_range(struct ctx *c, const struct opal_key *k, unsigned n,
-			    struct opal_range *r)
-{
-	if (c->dev->opal)
-		return opal_get_range(c->dev->opal, k, n, r);
-	return opalctl_kernel_lr_status(c->dev, 0, k, n, r);
 }
 
 /*
@@ -587,7 +542,7 @@ static int setup_read_range(struct ctx *c, const struct opal_key *k, unsigned n,
 static int check_range_change(struct ctx *c, const struct opal_key *k, const struct opal_range *want)
 {
 	struct opal_range cur;
-	int rc = setup_read_range(c, k, want->n, &cur);
+	int rc = c->dev->be.ops->range_read(&c->dev->be, 0, k, want->n, &cur);
 
 	if (rc) {
 		opal_uid ca1 = opal_uid_c_pin_admin(1);
@@ -609,9 +564,10 @@ static int cmd_setup(struct ctx *c)
 	struct opal_key k;
 	struct opal_range r = { 0 }, back;
 	bool have_back = false;
-	const char *via = c->dev->kernel_fd >= 0 ? " through the kernel's sed-opal" : "";
+	const struct opal_backend *be = &c->dev->be;
+	const char *via = be->ops->via;
 	char what[96];
-	int rc;
+	int rc, back_rc = OPAL_ERR_UNSUPPORTED;
 
 	if (c->range > 0 && (!c->have_start || !c->have_length))
 		return fail(c, EXIT_USAGE, "setup --range %d: needs --start LBA and --length N", c->range);
@@ -659,7 +615,7 @@ static int cmd_setup(struct ctx *c)
 		}
 		/* Block SID's SID Value State: the SID is not the MSID any more. */
 		if (!(d.block_sid && d.sid_value_state)) {
-			rc = setup_take_ownership(c, &k);
+			rc = be->ops->take_ownership(&c->dev->be, &k);
 			if (rc == OPAL_ST_NOT_AUTHORIZED || rc == OPAL_ERR_AUTH)
 				rc = 0;	/* owned already: the key must be the SID's */
 			if (rc) {
@@ -670,7 +626,9 @@ static int cmd_setup(struct ctx *c)
 		} else if (c->verbose) {
 			fprintf(c->err, "opalctl: setup: the drive is owned (Block SID: SID is not the MSID): activating with the key as SID\n");
 		}
-		rc = setup_activate(c, &k);
+		unsigned sum = (unsigned)c->range;
+
+		rc = be->ops->activate(&c->dev->be, &k, &sum, c->sum ? 1 : 0);
 		if (rc) {
 			secret_free(key);
 			snprintf(what, sizeof(what), "setup: activating the Locking SP as SID%s", via);
@@ -693,8 +651,7 @@ static int cmd_setup(struct ctx *c)
 			return rc;
 		}
 	} else {
-		rc = c->dev->kernel_fd >= 0 ? opalctl_kernel_lr_setup(c->dev, &k, &r, false) :
-		     opal_setup_range(c->dev->opal, &k, &r);
+		rc = be->ops->range_setup(&c->dev->be, &k, &r, &back, &back_rc);
 	}
 	if (rc) {
 		opal_uid a1 = opal_uid_c_pin_admin(1);
@@ -704,15 +661,12 @@ static int cmd_setup(struct ctx *c)
 		return fail_opal(c, what, rc, &OPAL_UID_LOCKINGSP, &a1);
 	}
 	/* PBA-free: the shadow MBR stays disabled, the normal bootloader runs. */
-	rc = c->dev->kernel_fd >= 0 ? opalctl_kernel_mbr(c->dev, &k, 0, -1) :
-	     opal_mbr_set(c->dev->opal, &k, 0, -1);
+	rc = be->ops->mbr_control(&c->dev->be, 0, &k, 0, -1);
 	/*
 	 * Report what the drive says, not what was asked: the kernel's
-	 * IOC_OPAL_LR_SETUP never writes LockOnReset, so only our own read
-	 * of the range shows it.
+	 * IOC_OPAL_LR_SETUP never writes LockOnReset.
 	 */
-	if (!rc && c->dev->opal && !c->sum)
-		have_back = !opal_get_range(c->dev->opal, &k, r.n, &back);
+	have_back = !c->sum && !back_rc && back.lock_on_reset_known;
 	secret_free(key);
 	if (rc)
 		return fail_opal(c, "setup: disabling the shadow MBR", rc, NULL, NULL);
@@ -845,25 +799,14 @@ static int verify_locked(struct ctx *c, const struct opal_range *r)
 static void mbr_done_after_unlock(struct ctx *c, const struct opal_key *k)
 {
 	struct opal_discovery d;
-	struct opal_session *s;
 	int rc;
 
 	if (c->keep_mbr)
 		return;
-	rc = c->dev->opal ? opal_discovery0(c->dev->opal, &d) : opalctl_dev_discovery(c->dev, &d);
+	rc = c->dev->be.ops->discovery(&c->dev->be, &d);
 	if (rc || !(d.locking_flags & OPAL_LF_MBR_ENABLED) || (d.locking_flags & OPAL_LF_MBR_DONE))
 		return;
-	if (c->dev->kernel_fd >= 0 && !c->user) {
-		rc = opalctl_kernel_mbr(c->dev, k, -1, 1);
-	} else if (c->dev->opal) {
-		rc = opal_lock_session(c->dev->opal, (unsigned)c->user, k, &s);
-		if (!rc) {
-			rc = opal_set_column_uint(s, &OPAL_UID_MBRCONTROL, OPAL_COL_MBR_DONE, 1);
-			rc = opal_end_session(s) && !rc ? OPAL_ERR_PROTOCOL : rc;
-		}
-	} else {
-		rc = OPAL_ERR_UNSUPPORTED;
-	}
+	rc = c->dev->be.ops->mbr_control(&c->dev->be, (unsigned)c->user, k, -1, 1);
 	if (rc)
 		warn(c, "the shadow MBR is enabled and still shown (MBR Done not set: %s): run `opalctl mbr --done` with the Admin1 key",
 		     opal_strerror(rc));
@@ -877,6 +820,7 @@ int opalctl_lock_unlock(struct ctx *c, const struct opal_key *key, bool unlock)
 	enum opal_lock_state st = !unlock ? OPAL_LOCKED :
 				  c->read_only ? OPAL_UNLOCKED_RO : OPAL_UNLOCKED_RW;
 	unsigned range = c->range < 0 ? 0 : (unsigned)c->range;
+	const struct opal_backend *be = &c->dev->be;
 	opal_uid cpin = c->user ? opal_uid_c_pin_user((unsigned)c->user) : opal_uid_c_pin_admin(1);
 	struct opal_range r;
 	bool have_r = false;
@@ -885,39 +829,15 @@ int opalctl_lock_unlock(struct ctx *c, const struct opal_key *key, bool unlock)
 
 	if (c->save && !unlock)
 		return fail(c, EXIT_USAGE, "lock: --save applies to unlock only (a lock through the kernel always replaces its saved state)");
-	if (c->save && c->dev->kernel_fd < 0)
+	if (c->save && !be->ops->can_save)
 		return fail(c, EXIT_UNSUPPORTED, "unlock --save: only the kernel can keep the key for S3 resume: use --transport ioctl on the block device");
 	snprintf(what, sizeof(what), "%s range %u", unlock ? "unlock" : "lock", range);
-	if (c->dev->kernel_fd >= 0) {
-		rc = opalctl_kernel_lock_unlock(c->dev, (unsigned)c->user, &k, range, st, c->save);
-		/*
-		 * The kernel replays the state saved for a range on resume from
-		 * S3: a lock replaces a saved unlock, or resume would undo it.
-		 */
-		if (!rc && !unlock)
-			rc = opalctl_kernel_save(c->dev, (unsigned)c->user, &k, range, st);
-		if (!rc && !unlock)
-			vr = opalctl_kernel_lr_status(c->dev, (unsigned)c->user, &k, range, &r);
-		if (!rc && !unlock && vr == OPAL_ERR_UNSUPPORTED && c->dev->opal) {
-			struct opal_session *s;
-
-			vr = opal_lock_session(c->dev->opal, (unsigned)c->user, &k, &s);
-			if (!vr) {
-				vr = opal_range_read(s, range, &r);
-				opal_end_session(s);
-			}
-		}
-	} else {
-		struct opal_session *s;
-
-		rc = opal_lock_session(c->dev->opal, (unsigned)c->user, &k, &s);
-		if (!rc) {
-			rc = opal_set_lock(s, range, st);
-			if (!rc && !unlock)
-				vr = opal_range_read(s, range, &r);
-			rc = opal_end_session(s) && !rc ? OPAL_ERR_PROTOCOL : rc;
-		}
-	}
+	/*
+	 * The kernel replays the state saved for a range on resume from S3:
+	 * a lock replaces a saved unlock, or resume would undo it.
+	 */
+	rc = be->ops->lock_unlock(&c->dev->be, (unsigned)c->user, &k, range, st,
+				  unlock ? c->save : be->ops->can_save, unlock ? NULL : &r, &vr);
 	have_r = !vr;
 	if (!rc && unlock)
 		mbr_done_after_unlock(c, &k);
@@ -939,7 +859,7 @@ int opalctl_lock_unlock(struct ctx *c, const struct opal_key *key, bool unlock)
 			st == OPAL_LOCKED ? "locked" : st == OPAL_UNLOCKED_RO ? "read-only" : "read-write"));
 		if (!unlock)
 			json_object_object_add(c->jout, "verified", jbool(have_r));
-		if (c->dev->kernel_fd >= 0)
+		if (be->ops->can_save)
 			json_object_object_add(c->jout, "saved_for_resume", jbool(c->save || !unlock));
 	} else {
 		fprintf(c->out, "%s: range %u %s%s\n", c->devpath, range,
@@ -1111,27 +1031,8 @@ static int cmd_mbr(struct ctx *c)
 			return rc;
 		}
 	}
-	if ((c->mbr_enable >= 0 || c->mbr_done >= 0) && c->dev->kernel_fd >= 0) {
-		int done = c->mbr_done;
-		struct opal_discovery d;
-
-		/*
-		 * The kernel's IOC_OPAL_ENABLE_DISABLE_MBR also sets Done to the
-		 * same value: put Done back as it was unless it was asked for, so
-		 * that --enable does the same through either backend.
-		 */
-		if (c->mbr_enable >= 0 && done < 0) {
-			rc = need_discovery(c, &d);
-			if (rc) {
-				secret_free(key);
-				return rc;
-			}
-			done = (d.locking_flags & OPAL_LF_MBR_DONE) != 0;
-		}
-		rc = opalctl_kernel_mbr(c->dev, &k, c->mbr_enable, done);
-	}
-	else if (c->mbr_enable >= 0 || c->mbr_done >= 0)
-		rc = opal_mbr_set(c->dev->opal, &k, c->mbr_enable, c->mbr_done);
+	if (c->mbr_enable >= 0 || c->mbr_done >= 0)
+		rc = c->dev->be.ops->mbr_control(&c->dev->be, 0, &k, c->mbr_enable, c->mbr_done);
 	secret_free(key);
 	if (rc) {
 		opal_uid ca1 = opal_uid_c_pin_admin(1);
@@ -1171,30 +1072,9 @@ static int cmd_range_disable(struct ctx *c)
 	if (rc)
 		return rc;
 	k = key_of(key);
-	rc = setup_read_range(c, &k, (unsigned)c->range, &r);
-	if (!rc) {
-		r.read_lock_enabled = r.write_lock_enabled = false;
-		if (c->dev->kernel_fd >= 0) {
-			rc = opalctl_kernel_lr_setup(c->dev, &k, &r, false);
-			/* LR_SETUP leaves ReadLocked/WriteLocked: unlock too. */
-			if (!rc)
-				rc = opalctl_kernel_lock_unlock(c->dev, 0, &k, r.n, OPAL_UNLOCKED_RW, false);
-		} else {
-			struct opal_session *s;
-
-			rc = opal_admin1_session(c->dev->opal, &k, &s);
-			if (!rc) {
-				opal_uid obj = opal_uid_locking_range(r.n);
-
-				rc = opal_set_column_uint(s, &obj, OPAL_COL_READ_LOCK_ENABLED, 0);
-				if (!rc)
-					rc = opal_set_column_uint(s, &obj, OPAL_COL_WRITE_LOCK_ENABLED, 0);
-				if (!rc)
-					rc = opal_set_lock(s, r.n, OPAL_UNLOCKED_RW);
-				rc = opal_end_session(s) && !rc ? OPAL_ERR_PROTOCOL : rc;
-			}
-		}
-	}
+	rc = c->dev->be.ops->range_read(&c->dev->be, 0, &k, (unsigned)c->range, &r);
+	if (!rc)
+		rc = c->dev->be.ops->range_disable(&c->dev->be, &k, &r);
 	secret_free(key);
 	if (rc)
 		return fail_opal(c, "range-disable", rc, &OPAL_UID_LOCKINGSP, &ca1);
@@ -1223,10 +1103,7 @@ static int cmd_erase_range(struct ctx *c)
 	if (rc)
 		return rc;
 	k = key_of(key);
-	if (c->dev->kernel_fd >= 0)
-		rc = opalctl_kernel_erase_range(c->dev, &k, (unsigned)c->range);
-	else
-		rc = opal_erase_range(c->dev->opal, &k, (unsigned)c->range);
+	rc = c->dev->be.ops->erase_range(&c->dev->be, &k, (unsigned)c->range);
 	secret_free(key);
 	if (rc) {
 		opal_uid ca1 = opal_uid_c_pin_admin(1);
@@ -1264,12 +1141,10 @@ static int cmd_revert(struct ctx *c, bool psid)
 		 * Drives refuse to keep the global range's key while that range
 		 * is locked (its data would stay unreadable): unlock it first.
 		 */
-		rc = c->dev->kernel_fd >= 0 ?
-		     opalctl_kernel_lock_unlock(c->dev, 0, &k, 0, OPAL_UNLOCKED_RW, false) :
-		     opal_lock_unlock(c->dev->opal, 0, &k, 0, OPAL_UNLOCKED_RW);
+		rc = c->dev->be.ops->lock_unlock(&c->dev->be, 0, &k, 0, OPAL_UNLOCKED_RW, false, NULL,
+						 NULL);
 		if (!rc)
-			rc = c->dev->kernel_fd >= 0 ? opalctl_kernel_revert_lsp(c->dev, &k, true) :
-			     opal_revert_locking_sp(c->dev->opal, &k, true);
+			rc = c->dev->be.ops->revert_lsp(&c->dev->be, &k, true);
 		secret_free(key);
 		if (rc) {
 			opal_uid ca1 = opal_uid_c_pin_admin(1);
@@ -1303,10 +1178,7 @@ static int cmd_revert(struct ctx *c, bool psid)
 	/* Revert erases the data only when the Locking SP was active (Opal SSC). */
 	if (!c->dev->opal || opal_locking_sp_lifecycle(c->dev->opal, &lc))
 		lc = 0;
-	if (c->dev->kernel_fd >= 0)
-		rc = opalctl_kernel_revert(c->dev, &k, psid);
-	else
-		rc = psid ? opal_psid_revert(c->dev->opal, &k) : opal_revert_tper(c->dev->opal, &k);
+	rc = c->dev->be.ops->revert_tper(&c->dev->be, &k, psid);
 	secret_free(key);
 	if (rc)
 		return fail_opal(c, psid ? "psid-revert" : "revert as SID", rc, &OPAL_UID_ADMINSP,
@@ -1381,10 +1253,8 @@ static int cmd_scan(struct ctx *c)
 				      sizeof(part));
 		if (rc)
 			dev = NULL;
-		else if (dev->opal)
-			rc = opal_discovery0(dev->opal, &disc);
 		else
-			rc = opalctl_dev_discovery(dev, &disc);
+			rc = dev->be.ops->discovery(&dev->be, &disc);
 		if (!rc)
 			ssc = opal_discovery_ssc(&disc);
 		found++;

@@ -74,22 +74,28 @@ static int user_enabled(struct ctx *c, bool enable)
 
 	if (rc)
 		return rc;
-	if (enable && c->dev->kernel_fd >= 0) {
+	if (enable) {
 		rc = load_key(c, c->keyfile, &key);
 		if (rc)
 			return rc;
 		struct opal_key k = key_of(key);
 
-		rc = opalctl_kernel_activate_user(c->dev, &k, (unsigned)c->user);
+		rc = c->dev->be.ops->user_enable(&c->dev->be, &k, (unsigned)c->user);
 		secret_free(key);
-		if (rc)
-			return fail_opal(c, "user-enable through the kernel's sed-opal", rc, NULL, NULL);
+		if (rc) {
+			char what[96];
+
+			opal_uid ca1 = opal_uid_c_pin_admin(1);
+
+			snprintf(what, sizeof(what), "user-enable%s", c->dev->be.ops->via);
+			return fail_opal(c, what, rc, &OPAL_UID_LOCKINGSP, &ca1);
+		}
 	} else {
 		rc = opalctl_admin_open(c, &key, &s);
 		if (rc)
 			return rc;
-		rc = opal_user_set_enabled(s, (unsigned)c->user, enable);
-		rc = admin_close(c, key, s, rc, enable ? "enabling the user" : "disabling the user");
+		rc = opal_user_set_enabled(s, (unsigned)c->user, false);
+		rc = admin_close(c, key, s, rc, "disabling the user");
 		if (rc)
 			return rc;
 	}
@@ -110,7 +116,6 @@ int cmd_user_disable(struct ctx *c)
 int cmd_user_key(struct ctx *c)
 {
 	struct secret *key, *nkey;
-	struct opal_session *s;
 	struct opal_key nk;
 	int rc = need_user(c);
 
@@ -124,21 +129,17 @@ int cmd_user_key(struct ctx *c)
 	if (rc)
 		return rc;
 	nk = key_of(nkey);
-	if (c->dev->kernel_fd >= 0) {
-		rc = load_key(c, c->keyfile, &key);
-		if (!rc) {
-			struct opal_key k = key_of(key);
+	rc = load_key(c, c->keyfile, &key);
+	if (!rc) {
+		struct opal_key k = key_of(key);
+		opal_uid ca1 = opal_uid_c_pin_admin(1);
+		char what[96];
 
-			rc = opalctl_kernel_set_user_pin(c->dev, &k, (unsigned)c->user, &nk);
-			secret_free(key);
-			if (rc)
-				rc = fail_opal(c, "user-key through the kernel's sed-opal", rc, NULL, NULL);
-		}
-	} else {
-		rc = opalctl_admin_open(c, &key, &s);
-		if (!rc)
-			rc = admin_close(c, key, s, opal_user_set_pin(s, (unsigned)c->user, &nk),
-					 "setting the user's key");
+		rc = c->dev->be.ops->user_set_pin(&c->dev->be, &k, (unsigned)c->user, &nk);
+		secret_free(key);
+		snprintf(what, sizeof(what), "user-key%s", c->dev->be.ops->via);
+		if (rc)
+			rc = fail_opal(c, what, rc, &OPAL_UID_LOCKINGSP, &ca1);
 	}
 	secret_free(nkey);
 	if (rc)

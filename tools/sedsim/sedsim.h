@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "opal.h"
+#include "opal-wire.h"
 
 #define SEDSIM_BLOCK 512
 #define SEDSIM_RANGES 8		/* besides the global range */

@@ -10,7 +10,7 @@
 
 #include <linux/sed-opal.h>
 
-#include "opalctl-kernel.h"
+#include "opal-ioctl.h"
 
 #ifndef IOC_OPAL_GET_STATUS
 #define IOC_OPAL_GET_STATUS _IOR('p', 236, struct opal_status)
@@ -65,14 +65,14 @@ static int keyed_ioctl(int fd, unsigned long req, void *arg, size_t size, struct
 	return rc;
 }
 
-int kopal_take_ownership(int fd, const uint8_t *key, size_t len)
+int opal_ioctl_take_ownership(int fd, const uint8_t *key, size_t len)
 {
 	struct opal_key k;
 
 	return keyed_ioctl(fd, IOC_OPAL_TAKE_OWNERSHIP, &k, sizeof(k), &k, key, len, 0);
 }
 
-int kopal_activate_lsp(int fd, const uint8_t *key, size_t len, const unsigned *sum_ranges,
+int opal_ioctl_activate_lsp(int fd, const uint8_t *key, size_t len, const unsigned *sum_ranges,
 		       size_t n)
 {
 	struct opal_lr_act a;
@@ -91,7 +91,7 @@ int kopal_activate_lsp(int fd, const uint8_t *key, size_t len, const unsigned *s
 	return keyed_ioctl(fd, IOC_OPAL_ACTIVATE_LSP, &a, sizeof(a), &a.key, key, len, 0);
 }
 
-int kopal_lr_setup(int fd, const uint8_t *key, size_t len, unsigned range, uint64_t start,
+int opal_ioctl_lr_setup(int fd, const uint8_t *key, size_t len, unsigned range, uint64_t start,
 		   uint64_t length, bool rle, bool wle, bool sum)
 {
 	struct opal_user_lr_setup s;
@@ -108,7 +108,7 @@ int kopal_lr_setup(int fd, const uint8_t *key, size_t len, unsigned range, uint6
 			   range);
 }
 
-int kopal_set_sum_owner_pw(int fd, unsigned range, const uint8_t *old, size_t olen,
+int opal_ioctl_set_sum_owner_pw(int fd, unsigned range, const uint8_t *old, size_t olen,
 			   const uint8_t *pin, size_t plen)
 {
 	struct opal_new_pw pw;
@@ -132,15 +132,15 @@ int kopal_set_sum_owner_pw(int fd, unsigned range, const uint8_t *old, size_t ol
 	return rc;
 }
 
-int kopal_lock_unlock(int fd, unsigned who, const uint8_t *key, size_t len, unsigned range,
-		      enum kopal_state st, bool save)
+int opal_ioctl_lock_unlock(int fd, unsigned who, const uint8_t *key, size_t len, unsigned range,
+		      enum opal_ioctl_state st, bool save)
 {
 	struct opal_lock_unlock lk;
 	int rc;
 
 	memset(&lk, 0, sizeof(lk));
 	lk.session.who = who;
-	lk.l_state = st == KOPAL_LOCKED ? OPAL_LK : st == KOPAL_RO ? OPAL_RO : OPAL_RW;
+	lk.l_state = st == OPAL_IOCTL_LOCKED ? OPAL_LK : st == OPAL_IOCTL_RO ? OPAL_RO : OPAL_RW;
 	rc = set_key(&lk.session.opal_key, key, len, range);
 	if (!rc)
 		rc = kret(ioctl(fd, IOC_OPAL_LOCK_UNLOCK, &lk));
@@ -151,19 +151,19 @@ int kopal_lock_unlock(int fd, unsigned who, const uint8_t *key, size_t len, unsi
 	return rc;
 }
 
-int kopal_save(int fd, unsigned who, const uint8_t *key, size_t len, unsigned range,
-	       enum kopal_state st)
+int opal_ioctl_save(int fd, unsigned who, const uint8_t *key, size_t len, unsigned range,
+	       enum opal_ioctl_state st)
 {
 	struct opal_lock_unlock lk;
 
 	memset(&lk, 0, sizeof(lk));
 	lk.session.who = who;
-	lk.l_state = st == KOPAL_LOCKED ? OPAL_LK : st == KOPAL_RO ? OPAL_RO : OPAL_RW;
+	lk.l_state = st == OPAL_IOCTL_LOCKED ? OPAL_LK : st == OPAL_IOCTL_RO ? OPAL_RO : OPAL_RW;
 	return keyed_ioctl(fd, IOC_OPAL_SAVE, &lk, sizeof(lk), &lk.session.opal_key, key, len,
 			   range);
 }
 
-int kopal_activate_user(int fd, const uint8_t *admin, size_t alen, unsigned user)
+int opal_ioctl_activate_user(int fd, const uint8_t *admin, size_t alen, unsigned user)
 {
 	struct opal_session_info s;
 
@@ -172,7 +172,7 @@ int kopal_activate_user(int fd, const uint8_t *admin, size_t alen, unsigned user
 	return keyed_ioctl(fd, IOC_OPAL_ACTIVATE_USR, &s, sizeof(s), &s.opal_key, admin, alen, 0);
 }
 
-int kopal_set_user_pw(int fd, const uint8_t *admin, size_t alen, unsigned user,
+int opal_ioctl_set_user_pw(int fd, const uint8_t *admin, size_t alen, unsigned user,
 		      const uint8_t *pin, size_t plen)
 {
 	struct opal_new_pw pw;
@@ -189,8 +189,8 @@ int kopal_set_user_pw(int fd, const uint8_t *admin, size_t alen, unsigned user,
 	return rc;
 }
 
-int kopal_lr_status(int fd, unsigned who, const uint8_t *key, size_t len, unsigned range,
-		    struct kopal_lr_status *out)
+int opal_ioctl_lr_status(int fd, unsigned who, const uint8_t *key, size_t len, unsigned range,
+		    struct opal_ioctl_lr_status *out)
 {
 #ifdef IOC_OPAL_GET_LR_STATUS
 	struct opal_lr_status st;
@@ -217,7 +217,7 @@ int kopal_lr_status(int fd, unsigned who, const uint8_t *key, size_t len, unsign
 #endif
 }
 
-int kopal_revert_lsp(int fd, const uint8_t *key, size_t len, bool keep_global)
+int opal_ioctl_revert_lsp(int fd, const uint8_t *key, size_t len, bool keep_global)
 {
 #ifdef IOC_OPAL_REVERT_LSP
 	struct opal_revert_lsp r;
@@ -231,7 +231,7 @@ int kopal_revert_lsp(int fd, const uint8_t *key, size_t len, bool keep_global)
 #endif
 }
 
-int kopal_revert(int fd, const uint8_t *key, size_t len, bool psid)
+int opal_ioctl_revert(int fd, const uint8_t *key, size_t len, bool psid)
 {
 	struct opal_key k;
 
@@ -239,7 +239,7 @@ int kopal_revert(int fd, const uint8_t *key, size_t len, bool psid)
 			   sizeof(k), &k, key, len, 0);
 }
 
-int kopal_secure_erase(int fd, const uint8_t *key, size_t len, unsigned range)
+int opal_ioctl_secure_erase(int fd, const uint8_t *key, size_t len, unsigned range)
 {
 	struct opal_session_info s;
 
@@ -249,7 +249,7 @@ int kopal_secure_erase(int fd, const uint8_t *key, size_t len, unsigned range)
 			   range);
 }
 
-int kopal_mbr_enable(int fd, const uint8_t *key, size_t len, bool enable)
+int opal_ioctl_mbr_enable(int fd, const uint8_t *key, size_t len, bool enable)
 {
 	struct opal_mbr_data m;
 
@@ -258,7 +258,7 @@ int kopal_mbr_enable(int fd, const uint8_t *key, size_t len, bool enable)
 	return keyed_ioctl(fd, IOC_OPAL_ENABLE_DISABLE_MBR, &m, sizeof(m), &m.key, key, len, 0);
 }
 
-int kopal_mbr_done(int fd, const uint8_t *key, size_t len, bool done)
+int opal_ioctl_mbr_done(int fd, const uint8_t *key, size_t len, bool done)
 {
 	struct opal_mbr_done m;
 
@@ -267,14 +267,14 @@ int kopal_mbr_done(int fd, const uint8_t *key, size_t len, bool done)
 	return keyed_ioctl(fd, IOC_OPAL_MBR_DONE, &m, sizeof(m), &m.key, key, len, 0);
 }
 
-int kopal_discovery(int fd, void *buf, size_t len)
+int opal_ioctl_discovery(int fd, void *buf, size_t len)
 {
 	struct opal_discovery d = { .data = (__u64)(unsigned long)buf, .size = len };
 
 	return kret(ioctl(fd, IOC_OPAL_DISCOVERY, &d));
 }
 
-int kopal_probe(int fd)
+int opal_ioctl_probe(int fd)
 {
 	struct opal_status st;
 
