@@ -3,7 +3,7 @@
 # managed by opalctl over SG_IO, and by the kernel's sed-opal ioctls where
 # the kernel enables sed-opal on such a disk.
 . "$(dirname "$0")/lib.sh"
-plan 26
+plan 28
 
 CFG=/sys/kernel/config/target
 WWN=naa.5001405fde000001
@@ -138,6 +138,21 @@ else
 fi
 check "after revert: locking disabled (factory state)" sh -c \
 	"opalctl --json discover $DEV --transport scsi | grep -q '\"locking_enabled\":false'"
+
+# sedutil's password hashing on a SCSI disk that is not ATA (SAS; sd over
+# tcm_loop answers no HDIO_GET_IDENTITY): sedutil's identify_SAS salts with
+# the standard INQUIRY's 8-byte T10 vendor identification, NUL-padded to 20
+# bytes, not with a serial number. The PIN below is
+# PBKDF2-HMAC-SHA1("fdekit-sas-salt", "FDEKIT  " + 12 NULs, 75000, 32) as
+# Python's hashlib computes it (6cdf7e78...6e84ad); salted with the VPD 0x80
+# serial "GUESTSIM01" it would be b604d70a...f64c78.
+printf 'fdekit-sas-salt' >"$D/password"
+printf '\154\337\176\170\366\303\302\155\126\314\012\003\006\115\375\051' >"$D/sas-pin"
+printf '\233\340\175\307\344\345\077\202\251\053\070\013\076\156\204\255' >>"$D/sas-pin"
+check "setup --hash sedutil over SG_IO (a SAS disk)" \
+	opalctl setup "$DEV" -k "$D/password" --hash sedutil --transport scsi
+check "sedutil's SAS salt: the PIN set is PBKDF2 over the T10 vendor id (Admin1 accepts it raw)" \
+	opalctl unlock "$DEV" -k "$D/sas-pin" --hash none --transport scsi
 
 kill "$SERVE_PID" 2>/dev/null
 done_testing
