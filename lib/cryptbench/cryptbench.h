@@ -56,6 +56,7 @@ struct cb_cipher {
 	char mode[32];		/* xts */
 	char spec[72];		/* aes-xts */
 	char kname[72];		/* xts(aes) */
+	char given[CB_NAME_MAX];	/* as the user typed it: aes-xts-plain64 */
 	unsigned int key_bits;	/* total key bits, as cryptsetup counts them */
 };
 
@@ -66,6 +67,13 @@ struct cb_cipher {
  */
 int cb_cipher_parse(const char *spec, unsigned int key_bits,
 		    struct cb_cipher *out, struct cb_error *err);
+
+/*
+ * The kernel has no cipher by C's kernel name: an error (CB_EXIT_CIPHER)
+ * naming what the user typed, the kernel name built from it, and the forms
+ * cryptbench accepts.
+ */
+void cb_cipher_unknown(const struct cb_cipher *c, struct cb_error *err);
 
 /* ---- options ------------------------------------------------------------ */
 
@@ -279,7 +287,11 @@ int cb_afalg_check(struct cb_error *err);
 void cb_afalg_error(int rc, const char *alg, const char *what,
 		    const struct cb_alg_list *procs, struct cb_error *err);
 
-/* Instantiate ALG once (key of key_bytes) so /proc/crypto lists it. */
+/*
+ * Instantiate ALG once (key of key_bytes) so /proc/crypto lists it.
+ * Returns 0, or the failing step's -errno with err set (-ENOENT: the kernel
+ * has no such name).
+ */
 int cb_probe(const char *alg, unsigned int key_bytes,
 	     const struct cb_alg_list *procs, struct cb_error *err);
 

@@ -144,13 +144,13 @@ int cb_probe(const char *alg, unsigned int key_bytes,
 	rc = kcapi_cipher_init(&h, alg, 0);
 	if (rc) {
 		cb_afalg_error(rc, alg, "AF_ALG bind", procs, err);
-		return -1;
+		return rc < 0 ? rc : -EIO;
 	}
 	rc = set_random_key(h, key_bytes);
 	kcapi_cipher_destroy(h);
 	if (rc) {
 		cb_afalg_error(rc, alg, "setkey", procs, err);
-		return -1;
+		return rc < 0 ? rc : -EIO;
 	}
 	return 0;
 }

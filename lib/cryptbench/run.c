@@ -214,6 +214,7 @@ static enum cb_exit run_cipher(const struct cb_options *o, struct cb_report *rep
 	size_t n_drivers = 0, d, s;
 	unsigned int step = 0, total;
 	enum cb_exit rc;
+	int probe;
 
 	rep->single = true;
 	if (cb_cipher_parse(o->cipher, o->key_bits, &c, err))
@@ -222,7 +223,11 @@ static enum cb_exit run_cipher(const struct cb_options *o, struct cb_report *rep
 		return err->code;
 	cb_proc_crypto_read(NULL, &procs);
 	/* Instantiate the generic name so /proc/crypto lists its drivers. */
-	if (cb_probe(c.kname, c.key_bits / 8, &procs, err)) {
+	probe = cb_probe(c.kname, c.key_bits / 8, &procs, err);
+	if (probe) {
+		/* Name what the user typed, not only the kernel name built. */
+		if (probe == -ENOENT && err->code == CB_EXIT_CIPHER)
+			cb_cipher_unknown(&c, err);
 		cb_alg_list_free(&procs);
 		return err->code;
 	}

@@ -9,7 +9,7 @@
 # 0.41), so there only a positive ratio is checked, named as such.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xts-lib.sh"
-plan 37
+plan 39
 
 T=/tmp/cryptbench
 mkdir -p "$T"
@@ -241,6 +241,9 @@ expect_eq "aes-xts 512b row: cipher and key in cryptsetup's columns" \
 expect_exit "unknown driver: exit 2" 2 cryptbench -c aes-xts -d xts-aes-nonesuch --time 0.05
 expect_exit "driver of another cipher: exit 2" 2 cryptbench -c aes-xts -d xts-aes-offload,cbc-aes-aesni --time 0.05
 expect_exit "unknown cipher: exit 2" 2 cryptbench -c nonesuch-xts -s 256 --time 0.05
+expect_exit "unknown cipher with an IV generator: exit 2" 2 cryptbench -c no-such-cipher --time 0.05
+grep -q "unknown cipher 'no-such-cipher' (kernel name 'such(no)')" "$T/err"
+result "the unknown-cipher error names what was typed and the kernel name" $?
 expect_exit "request size not a multiple of the block: exit 1" 1 cryptbench -c aes-cbc -s 128 -r 100 --time 0.05
 rmmod xts_offload >&2
 # The kernel would load algif_skcipher on demand: not during this check.
