@@ -56,6 +56,7 @@ struct cb_cipher {
 	char mode[32];		/* xts */
 	char spec[72];		/* aes-xts */
 	char kname[72];		/* xts(aes) */
+	char given[CB_NAME_MAX];	/* as the user typed it: aes-xts-plain64 */
 	unsigned int key_bits;	/* total key bits, as cryptsetup counts them */
 };
 
@@ -66,6 +67,13 @@ struct cb_cipher {
  */
 int cb_cipher_parse(const char *spec, unsigned int key_bits,
 		    struct cb_cipher *out, struct cb_error *err);
+
+/*
+ * The kernel has no cipher by C's kernel name: an error (CB_EXIT_CIPHER)
+ * naming what the user typed, the kernel name built from it, and the forms
+ * cryptbench accepts.
+ */
+void cb_cipher_unknown(const struct cb_cipher *c, struct cb_error *err);
 
 /* ---- options ------------------------------------------------------------ */
 
@@ -154,6 +162,13 @@ const struct cb_alg *cb_alg_default(const struct cb_alg_list *list,
  */
 size_t cb_alg_drivers(const struct cb_alg_list *list, const char *name,
 		      const struct cb_alg **out, size_t max);
+/*
+ * The skcipher entry an AF_ALG bind of ALG gets: the implementation of
+ * that driver name, else the kernel's default for ALG as a generic name.
+ * NULL if /proc/crypto does not list it.
+ */
+const struct cb_alg *cb_alg_bound(const struct cb_alg_list *list,
+				  const char *alg);
 
 /* ---- system counters ----------------------------------------------------- */
 
@@ -231,6 +246,9 @@ struct cb_pbkdf_result {
 
 struct cb_report {
 	bool compat;			/* cryptsetup's layout, no extra columns */
+	bool crypto_user_checked;	/* AF_ALG worked, crypto_user looked for */
+	bool crypto_user;		/* NETLINK_CRYPTO there: libkcapi used */
+	char notice[200];		/* one line for stderr, or empty */
 	bool single;			/* --cipher: cryptsetup's one-cipher header */
 	unsigned int repeat;
 	double seconds;
@@ -255,6 +273,7 @@ struct cb_job {
 	unsigned int queue_depth;
 	double seconds;
 	bool zero_copy;
+	bool direct;			/* no crypto_user: AF_ALG without libkcapi */
 	const char *offload_dir;	/* counters to read; NULL: none */
 };
 
@@ -273,14 +292,29 @@ void cb_quiet_backends(void);
 int cb_afalg_check(struct cb_error *err);
 
 /*
+ * Whether a NETLINK_CRYPTO socket opens (crypto_user loaded or loadable).
+ * libkcapi cannot bind a cipher without it; cryptbench then drives AF_ALG
+ * itself, with IV and block sizes from /proc/crypto.
+ */
+bool cb_crypto_user_available(void);
+/* The one line saying so (no "cryptbench: " prefix). */
+#define CB_NOTICE_NO_CRYPTO_USER \
+	"crypto_user not available (`modprobe crypto_user`): libkcapi cannot bind ciphers without it; " \
+	"using AF_ALG directly, IV and block sizes from /proc/crypto"
+
+/*
  * Map a libkcapi/AF_ALG error for ALG to an exit code and one-line message.
  * procs (may be NULL) tells an unknown name from a missing algif_skcipher.
  */
 void cb_afalg_error(int rc, const char *alg, const char *what,
 		    const struct cb_alg_list *procs, struct cb_error *err);
 
-/* Instantiate ALG once (key of key_bytes) so /proc/crypto lists it. */
-int cb_probe(const char *alg, unsigned int key_bytes,
+/*
+ * Instantiate ALG once (key of key_bytes) so /proc/crypto lists it.
+ * Returns 0, or the failing step's -errno with err set (-ENOENT: the kernel
+ * has no such name).
+ */
+int cb_probe(const char *alg, unsigned int key_bytes, bool direct,
 	     const struct cb_alg_list *procs, struct cb_error *err);
 
 /*

@@ -261,6 +261,10 @@ int cb_write_json(FILE *out, const struct cb_report *rep)
 	json_object_object_add(root, "units", units);
 	json_object_object_add(root, "seconds_per_sample", json_object_new_double(rep->seconds));
 	json_object_object_add(root, "repeat", json_object_new_int((int)rep->repeat));
+	/* null: not looked for (AF_ALG was not there). */
+	json_object_object_add(root, "crypto_user",
+			       rep->crypto_user_checked ?
+			       json_object_new_boolean(rep->crypto_user) : NULL);
 	for (i = 0; i < rep->n_pbkdf; i++)
 		json_object_array_add(pb, jpbkdf(&rep->pbkdf[i]));
 	json_object_object_add(root, "pbkdf", pb);

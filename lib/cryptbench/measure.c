@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The measurement: AF_ALG through libkcapi, sockets sharing one key,
+ * The measurement: AF_ALG through libkcapi (or, without crypto_user, the
+ * same calls made directly: afalg.c), sockets sharing one key,
  * synchronous requests or AIO with many requests in flight, zero-copy
  * (vmsplice) or cryptsetup's copy mode (sendmsg).
  *
@@ -12,6 +13,7 @@
  */
 #include <errno.h>
 #include <kcapi.h>
+#include <linux/netlink.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "afalg.h"
 #include "cryptbench.h"
 
 #ifndef AF_ALG
@@ -58,6 +61,17 @@ int cb_afalg_check(struct cb_error *err)
 		cb_error_set(err, CB_EXIT_NO_AFALG,
 			     "AF_ALG not available: run `modprobe af_alg algif_skcipher`");
 	return -1;
+}
+
+bool cb_crypto_user_available(void)
+{
+	/* The kernel loads crypto_user on this call where it can. */
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_CRYPTO);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
 }
 
 void cb_afalg_error(int rc, const char *alg, const char *what,
@@ -104,8 +118,8 @@ void cb_afalg_error(int rc, const char *alg, const char *what,
 	}
 }
 
-/* A random key in locked memory, set on the handle, then wiped. */
-static int set_random_key(struct kcapi_handle *h, unsigned int key_bytes)
+/* A random key in locked memory, set on the socket, then wiped. */
+static int set_random_key(struct cb_sock *sk, unsigned int key_bytes)
 {
 	uint8_t key[512] = { 0 };
 	size_t got = 0;
@@ -126,31 +140,29 @@ static int set_random_key(struct kcapi_handle *h, unsigned int key_bytes)
 		}
 		got += (size_t)n;
 	}
-	rc = kcapi_cipher_setkey(h, key, key_bytes);
-	if (rc > 0)
-		rc = 0;
+	rc = cb_sock_setkey(sk, key, key_bytes);
 out:
 	explicit_bzero(key, sizeof(key));
 	munlock(key, sizeof(key));
 	return rc;
 }
 
-int cb_probe(const char *alg, unsigned int key_bytes,
+int cb_probe(const char *alg, unsigned int key_bytes, bool direct,
 	     const struct cb_alg_list *procs, struct cb_error *err)
 {
-	struct kcapi_handle *h = NULL;
+	struct cb_sock sk;
 	int rc;
 
-	rc = kcapi_cipher_init(&h, alg, 0);
+	rc = cb_sock_open(&sk, alg, direct, false);
 	if (rc) {
 		cb_afalg_error(rc, alg, "AF_ALG bind", procs, err);
-		return -1;
+		return rc;
 	}
-	rc = set_random_key(h, key_bytes);
-	kcapi_cipher_destroy(h);
+	rc = set_random_key(&sk, key_bytes);
+	cb_sock_close(&sk);
 	if (rc) {
 		cb_afalg_error(rc, alg, "setkey", procs, err);
-		return -1;
+		return rc < 0 ? rc : -EIO;
 	}
 	return 0;
 }
@@ -168,7 +180,7 @@ struct shared {
 };
 
 struct worker {
-	struct kcapi_handle *h;
+	struct cb_sock sk;
 	const struct cb_job *job;
 	struct shared *sh;
 	uint8_t *buf;
@@ -196,24 +208,21 @@ static ssize_t zero_copy_op(struct worker *w, bool encrypt, size_t want)
 	size_t done = 0;
 	ssize_t r;
 
-	if (encrypt)
-		r = kcapi_cipher_stream_init_enc(w->h, w->iv, NULL, 0);
-	else
-		r = kcapi_cipher_stream_init_dec(w->h, w->iv, NULL, 0);
+	r = cb_sock_stream_init(&w->sk, encrypt, w->iv);
 	if (r < 0)
 		return r;
 	while (done < want) {
 		size_t n = want - done < w->splice_max ? want - done : w->splice_max;
 		struct iovec io = { .iov_base = w->buf + done, .iov_len = n };
 
-		r = kcapi_cipher_stream_update(w->h, &io, 1);
+		r = cb_sock_stream_update(&w->sk, &io);
 		if (r < 0)
 			return r;
 		if ((size_t)r != n)
 			return -EIO;
 		io.iov_base = w->buf + done;
 		io.iov_len = n;
-		r = kcapi_cipher_stream_op(w->h, &io, 1);
+		r = cb_sock_stream_op(&w->sk, &io);
 		if (r < 0)
 			return r;
 		if ((size_t)r != n)
@@ -226,31 +235,16 @@ static ssize_t zero_copy_op(struct worker *w, bool encrypt, size_t want)
 static int one_op(struct worker *w, bool encrypt)
 {
 	const struct cb_job *j = w->job;
-	int access = j->zero_copy ? KCAPI_ACCESS_VMSPLICE : KCAPI_ACCESS_SENDMSG;
 	size_t want = j->request_size;
 	ssize_t r;
 
-	if (j->queue_depth == 1 && j->zero_copy) {
+	if (j->queue_depth == 1 && j->zero_copy)
 		r = zero_copy_op(w, encrypt, want);
-	} else if (j->queue_depth == 1) {
-		if (encrypt)
-			r = kcapi_cipher_encrypt(w->h, w->buf, want, w->iv,
-						 w->buf, want, access);
-		else
-			r = kcapi_cipher_decrypt(w->h, w->buf, want, w->iv,
-						 w->buf, want, access);
-	} else {
-		/* libkcapi may consume the vectors: set them up every time. */
-		struct iovec in = { .iov_base = w->buf, .iov_len = want };
-		struct iovec out = in;
-
-		if (encrypt)
-			r = kcapi_cipher_encrypt_aio(w->h, &in, &out, 1, w->iv,
-						     access);
-		else
-			r = kcapi_cipher_decrypt_aio(w->h, &in, &out, 1, w->iv,
-						     access);
-	}
+	else if (j->queue_depth == 1)
+		r = cb_sock_crypt_copy(&w->sk, encrypt, w->buf, want, w->iv);
+	else
+		r = cb_sock_crypt_aio(&w->sk, encrypt, w->buf, want, w->iv,
+				      j->zero_copy);
 	if (r < 0)
 		return (int)r;
 	if ((size_t)r != want)
@@ -361,11 +355,35 @@ static int run_phase(const struct cb_job *job, struct worker *ws,
 	return 0;
 }
 
+/*
+ * A direct socket learns the IV and block sizes from /proc/crypto, read
+ * after the bind that instantiated ALG: what libkcapi asks crypto_user.
+ */
+static int direct_sizes(struct cb_sock *sk, const char *alg, struct cb_error *err)
+{
+	struct cb_alg_list procs;
+	const struct cb_alg *a;
+	int rc = cb_proc_crypto_read(NULL, &procs);
+
+	a = rc ? NULL : cb_alg_bound(&procs, alg);
+	if (a) {
+		sk->ivsize = a->ivsize;
+		sk->blocksize = a->blocksize;
+	}
+	cb_alg_list_free(&procs);
+	if (!a)
+		cb_error_set(err, CB_EXIT_NO_AFALG,
+			     "no IV and block size for %s: /proc/crypto %s and crypto_user not available: run `modprobe crypto_user`",
+			     alg, rc ? "not readable" : "does not list it");
+	return a ? 0 : -1;
+}
+
 int cb_measure(const struct cb_job *job, struct cb_sample *enc,
 	       struct cb_sample *dec, const struct cb_alg_list *procs,
 	       struct cb_error *err)
 {
-	uint32_t flags = job->queue_depth > 1 ? KCAPI_INIT_AIO : 0;
+	bool aio = job->queue_depth > 1;
+	unsigned int opened = 0;
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned int n = job->threads * job->queue_depth;
 	struct worker *ws;
@@ -384,19 +402,21 @@ int cb_measure(const struct cb_job *job, struct cb_sample *enc,
 		cb_error_set(err, CB_EXIT_RUNTIME, "out of memory: reduce --threads");
 		return -1;
 	}
-	rc = kcapi_cipher_init(&ws[0].h, job->alg, flags);
+	rc = cb_sock_open(&ws[0].sk, job->alg, job->direct, aio);
 	if (rc) {
-		ws[0].h = NULL;
 		cb_afalg_error(rc, job->alg, "AF_ALG bind", procs, err);
 		goto out;
 	}
-	rc = set_random_key(ws[0].h, job->key_bytes);
+	opened = 1;
+	if (job->direct && direct_sizes(&ws[0].sk, job->alg, err))
+		goto out;
+	rc = set_random_key(&ws[0].sk, job->key_bytes);
 	if (rc) {
 		cb_afalg_error(rc, job->alg, "setkey", procs, err);
 		goto out;
 	}
-	ivsize = kcapi_cipher_ivsize(ws[0].h);
-	bs = kcapi_cipher_blocksize(ws[0].h);
+	ivsize = cb_sock_ivsize(&ws[0].sk);
+	bs = cb_sock_blocksize(&ws[0].sk);
 	if (ivsize > CB_MAX_IV) {
 		cb_error_set(err, CB_EXIT_CIPHER, "IV of %s too large: not a disk cipher", job->alg);
 		goto out;
@@ -409,12 +429,12 @@ int cb_measure(const struct cb_job *job, struct cb_sample *enc,
 	}
 	for (i = 1; i < n; i++) {
 		/* New socket on the same tfm: same key, parallel requests. */
-		rc = kcapi_handle_reinit(&ws[i].h, ws[0].h, flags);
+		rc = cb_sock_clone(&ws[i].sk, &ws[0].sk, aio);
 		if (rc) {
-			ws[i].h = NULL;
 			cb_afalg_error(rc, job->alg, "AF_ALG accept", procs, err);
 			goto out;
 		}
+		opened = i + 1;
 	}
 	for (i = 0; i < n; i++) {
 		void *p = NULL;
@@ -428,7 +448,7 @@ int cb_measure(const struct cb_job *job, struct cb_sample *enc,
 		}
 		ws[i].buf = p;
 		memset(ws[i].buf, 0x5a, job->request_size);
-		rc = kcapi_get_maxsplicesize(ws[i].h);
+		rc = cb_sock_maxsplice(&ws[i].sk);
 		ws[i].splice_max = rc > 0 ? (size_t)rc / bs * bs : 0;
 		if (job->zero_copy && !ws[i].splice_max) {
 			cb_error_set(err, CB_EXIT_RUNTIME,
@@ -446,10 +466,11 @@ int cb_measure(const struct cb_job *job, struct cb_sample *enc,
 		goto out;
 	ret = 0;
 out:
-	for (i = 0; i < n; i++) {
+	/* Request sockets first: the first one owns the direct tfm socket. */
+	for (i = n; i-- > 0;) {
 		free(ws[i].buf);
-		if (ws[i].h)
-			kcapi_cipher_destroy(ws[i].h);
+		if (i < opened)
+			cb_sock_close(&ws[i].sk);
 	}
 	free(ws);
 	return ret;

@@ -88,6 +88,7 @@ int cb_cipher_parse(const char *spec, unsigned int key_bits,
 			     spec);
 		return -1;
 	}
+	snprintf(out->given, sizeof(out->given), "%s", spec);
 	memcpy(out->cipher, spec, clen);
 	memcpy(out->mode, mode, mlen);
 	if (!valid_name(out->cipher) || !valid_name(out->mode)) {
@@ -132,6 +133,13 @@ int cb_cipher_parse(const char *spec, unsigned int key_bits,
 	/* Unknown to us: the kernel decides at setkey time. */
 	out->key_bits = key_bits;
 	return 0;
+}
+
+void cb_cipher_unknown(const struct cb_cipher *c, struct cb_error *err)
+{
+	cb_error_set(err, CB_EXIT_CIPHER,
+		     "unknown cipher '%s' (kernel name '%s'): give cipher-mode[-ivgen] as cryptsetup does, e.g. aes-xts, aes-xts-plain64, serpent-cbc; see /proc/crypto or load the cipher's module",
+		     c->given, c->kname);
 }
 
 int cb_parse_size(const char *s, size_t *bytes)

@@ -242,3 +242,18 @@ size_t cb_alg_drivers(const struct cb_alg_list *list, const char *name,
 	}
 	return n;
 }
+
+const struct cb_alg *cb_alg_bound(const struct cb_alg_list *list,
+				  const char *alg)
+{
+	size_t i;
+
+	for (i = 0; list && i < list->n; i++) {
+		const struct cb_alg *a = &list->algs[i];
+
+		if (!strcmp(a->driver, alg) &&
+		    (!a->type[0] || !strcmp(a->type, "skcipher")))
+			return a;
+	}
+	return cb_alg_default(list, alg);
+}

@@ -57,6 +57,20 @@ static void fill_driver(struct cb_result *r, const struct cb_alg_list *procs,
 	r->is_default = def && a && !strcmp(def->driver, a->driver);
 }
 
+/*
+ * Once AF_ALG works: through libkcapi, or without crypto_user directly,
+ * said in one line. Driver names, priorities and the default come from
+ * /proc/crypto either way.
+ */
+static void check_crypto_user(struct cb_report *rep)
+{
+	rep->crypto_user_checked = true;
+	rep->crypto_user = cb_crypto_user_available();
+	if (!rep->crypto_user)
+		snprintf(rep->notice, sizeof(rep->notice), "%s",
+			 CB_NOTICE_NO_CRYPTO_USER);
+}
+
 static int measure_result(struct cb_result *r, const struct cb_job *job,
 			  unsigned int repeat, const struct cb_alg_list *procs,
 			  struct cb_error *err)
@@ -102,6 +116,7 @@ static enum cb_exit run_default(const struct cb_options *o, struct cb_report *re
 	/* Like cryptsetup: without AF_ALG, no cipher rows, only the error. */
 	if (cb_afalg_check(err))
 		return err->code;
+	check_crypto_user(rep);
 	cb_proc_crypto_read(NULL, &procs);
 	for (i = 0; i < N_ELEM(default_ciphers); i++) {
 		struct cb_result *r = &rep->results[rep->n_results++];
@@ -113,6 +128,7 @@ static enum cb_exit run_default(const struct cb_options *o, struct cb_report *re
 			.queue_depth = 1,
 			.seconds = o->seconds,
 			.zero_copy = !o->copy,
+			.direct = !rep->crypto_user,
 			.offload_dir = CB_OFFLOAD_STATS_DIR,
 		};
 
@@ -166,7 +182,7 @@ static enum cb_exit run_default(const struct cb_options *o, struct cb_report *re
 
 /* Pick the implementations to measure; names point into procs or opts. */
 static enum cb_exit pick_drivers(const struct cb_options *o, const struct cb_cipher *c,
-				 const struct cb_alg_list *procs,
+				 const struct cb_alg_list *procs, bool direct,
 				 const char **names, size_t *n, struct cb_error *err)
 {
 	const struct cb_alg *list[CB_MAX_DRIVERS];
@@ -195,7 +211,7 @@ static enum cb_exit pick_drivers(const struct cb_options *o, const struct cb_cip
 				     o->drivers[i], a->name, c->kname, c->kname);
 			return CB_EXIT_CIPHER;
 		}
-		if (!a && cb_probe(o->drivers[i], c->key_bits / 8, procs, err))
+		if (!a && cb_probe(o->drivers[i], c->key_bits / 8, direct, procs, err))
 			return err->code;
 		names[(*n)++] = o->drivers[i];
 	}
@@ -214,22 +230,28 @@ static enum cb_exit run_cipher(const struct cb_options *o, struct cb_report *rep
 	size_t n_drivers = 0, d, s;
 	unsigned int step = 0, total;
 	enum cb_exit rc;
+	int probe;
 
 	rep->single = true;
 	if (cb_cipher_parse(o->cipher, o->key_bits, &c, err))
 		return err->code;
 	if (cb_afalg_check(err))
 		return err->code;
+	check_crypto_user(rep);
 	cb_proc_crypto_read(NULL, &procs);
 	/* Instantiate the generic name so /proc/crypto lists its drivers. */
-	if (cb_probe(c.kname, c.key_bits / 8, &procs, err)) {
+	probe = cb_probe(c.kname, c.key_bits / 8, !rep->crypto_user, &procs, err);
+	if (probe) {
+		/* Name what the user typed, not only the kernel name built. */
+		if (probe == -ENOENT && err->code == CB_EXIT_CIPHER)
+			cb_cipher_unknown(&c, err);
 		cb_alg_list_free(&procs);
 		return err->code;
 	}
 	cb_alg_list_free(&procs);
 	cb_proc_crypto_read(NULL, &procs);
 
-	rc = pick_drivers(o, &c, &procs, drivers, &n_drivers, err);
+	rc = pick_drivers(o, &c, &procs, !rep->crypto_user, drivers, &n_drivers, err);
 	if (rc != CB_EXIT_OK)
 		goto out;
 	/* Probing named drivers may have instantiated more entries. */
@@ -278,6 +300,7 @@ static enum cb_exit run_cipher(const struct cb_options *o, struct cb_report *rep
 				.queue_depth = o->queue_depth,
 				.seconds = o->seconds,
 				.zero_copy = !o->copy,
+				.direct = !rep->crypto_user,
 				.offload_dir = CB_OFFLOAD_STATS_DIR,
 			};
 

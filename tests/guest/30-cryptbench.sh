@@ -9,7 +9,7 @@
 # 0.41), so there only a positive ratio is checked, named as such.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xts-lib.sh"
-plan 37
+plan 47
 
 T=/tmp/cryptbench
 mkdir -p "$T"
@@ -241,6 +241,9 @@ expect_eq "aes-xts 512b row: cipher and key in cryptsetup's columns" \
 expect_exit "unknown driver: exit 2" 2 cryptbench -c aes-xts -d xts-aes-nonesuch --time 0.05
 expect_exit "driver of another cipher: exit 2" 2 cryptbench -c aes-xts -d xts-aes-offload,cbc-aes-aesni --time 0.05
 expect_exit "unknown cipher: exit 2" 2 cryptbench -c nonesuch-xts -s 256 --time 0.05
+expect_exit "unknown cipher with an IV generator: exit 2" 2 cryptbench -c no-such-cipher --time 0.05
+grep -q "unknown cipher 'no-such-cipher' (kernel name 'such(no)')" "$T/err"
+result "the unknown-cipher error names what was typed and the kernel name" $?
 expect_exit "request size not a multiple of the block: exit 1" 1 cryptbench -c aes-cbc -s 128 -r 100 --time 0.05
 rmmod xts_offload >&2
 # The kernel would load algif_skcipher on demand: not during this check.
@@ -255,6 +258,59 @@ if rmmod algif_skcipher >&2; then
 else
 	not_ok "rmmod algif_skcipher (to test exit 3)"
 	not_ok "the AF_ALG error names the modprobe to run"
+fi
+
+# 9. Without crypto_user (containers, minimal initramfs), libkcapi cannot
+# bind a cipher (it asks NETLINK_CRYPTO for the IV and block sizes):
+# cryptbench drives AF_ALG itself with the sizes from /proc/crypto, and
+# says so in one line. The kernel must not load it back meanwhile.
+nocu=8
+if rmmod crypto_user >&2; then
+	echo /bin/false >/proc/sys/kernel/modprobe
+	cryptbench -c aes-xts -s 256 -r 4096,1M --time 0.2 --csv \
+		>"$T/nocu.csv" 2>"$T/nocu.err"
+	rc=$?
+	cat "$T/nocu.csv" >&2
+	e=$(csv_field "$T/nocu.csv" "$aesni" 1048576 enc_mib_s)
+	[ $rc = 0 ] && in_range "$e" 0.000001 1000000
+	result "without crypto_user: zero copy 4096 and 1M run (exit $rc, 1M enc $e MiB/s)" $?
+	if [ "$(wc -l <"$T/nocu.err")" -eq 1 ] &&
+	   grep -q '^cryptbench: crypto_user not available (`modprobe crypto_user`)' "$T/nocu.err"; then
+		ok "without crypto_user: one line on stderr says so ($(cat "$T/nocu.err"))"
+	else
+		not_ok "without crypto_user: one line on stderr says so"
+		sed 's/^/#   /' "$T/nocu.err"
+	fi
+	expect_eq "without crypto_user: the default driver measured is $aesni, marked default" \
+		"1 1" "$(csv_field "$T/nocu.csv" "$aesni" 4096 default) $(csv_field "$T/nocu.csv" "$aesni" 1048576 default)"
+	cryptbench -c aes-xts -s 256 --copy --time 0.2 --csv >"$T/nocu-copy.csv" 2>/dev/null
+	rc=$?
+	e=$(csv_field "$T/nocu-copy.csv" "$aesni" 1048576 enc_mib_s)
+	[ $rc = 0 ] && in_range "$e" 0.000001 1000000
+	result "without crypto_user: --copy runs (exit $rc, enc $e MiB/s)" $?
+	cryptbench -c aes-xts -s 256 -d "$aesni" -r 4096 -q 4 -t 2 --time 0.2 --csv \
+		>"$T/nocu-qd.csv" 2>/dev/null
+	rc=$?
+	e=$(csv_field "$T/nocu-qd.csv" "$aesni" 4096 enc_mib_s)
+	[ $rc = 0 ] && in_range "$e" 0.000001 1000000
+	result "without crypto_user: --queue-depth 4 --threads 2 (AIO) runs (exit $rc, enc $e MiB/s)" $?
+	cryptbench -c aes-xts -s 256 --all-drivers -r 4096 --time 0.1 >"$T/nocu-all.txt" 2>/dev/null
+	rc=$?
+	sed 's/^/# /' "$T/nocu-all.txt"
+	[ $rc = 0 ] && grep -q " \*$aesni\$" "$T/nocu-all.txt"
+	result "without crypto_user: --all-drivers marks $aesni as the default" $?
+	cryptbench -c aes-xts -s 256 -r 4096 --time 0.1 --json >"$T/nocu.json" 2>/dev/null
+	grep -Eq '"crypto_user": ?false' "$T/nocu.json"
+	result "without crypto_user: JSON says \"crypto_user\": false" $?
+	! grep -q '^crypto_user ' /proc/modules
+	result "crypto_user stayed unloaded during these runs" $?
+	echo "$helper" >/proc/sys/kernel/modprobe
+	modprobe crypto_user >&2
+else
+	while [ $nocu -gt 0 ]; do
+		not_ok "rmmod crypto_user (to run without it)"
+		nocu=$((nocu - 1))
+	done
 fi
 
 done_testing

@@ -266,6 +266,41 @@ static void test_json(void **state)
 	free(out);
 }
 
+/* Whether libkcapi could be used: null until AF_ALG was there to try. */
+static void test_json_crypto_user(void **state)
+{
+	struct cb_result res[2];
+	struct cb_report rep = ext_report(res);
+	json_object *root;
+	char *out;
+
+	(void)state;
+	out = render(cb_write_json, &rep);
+	root = json_tokener_parse(out);
+	assert_non_null(root);
+	assert_null(get(root, "crypto_user"));
+	json_object_put(root);
+	free(out);
+	rep.crypto_user_checked = true;
+	rep.crypto_user = false;
+	out = render(cb_write_json, &rep);
+	root = json_tokener_parse(out);
+	assert_non_null(root);
+	assert_true(json_object_is_type(get(root, "crypto_user"), json_type_boolean));
+	assert_false(json_object_get_boolean(get(root, "crypto_user")));
+	/* driver details come from /proc/crypto either way */
+	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(get(root, "ciphers"), 0), "driver")),
+			    "xts-aes-offload");
+	json_object_put(root);
+	free(out);
+	rep.crypto_user = true;
+	out = render(cb_write_json, &rep);
+	root = json_tokener_parse(out);
+	assert_true(json_object_get_boolean(get(root, "crypto_user")));
+	json_object_put(root);
+	free(out);
+}
+
 static size_t count_fields(const char *line)
 {
 	size_t n = 1;
@@ -304,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_pbkdf_na),
 		cmocka_unit_test(test_extended_table),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_crypto_user),
 		cmocka_unit_test(test_csv),
 	};
 

@@ -279,6 +279,28 @@ static void test_error_mapping(void **state)
 	cb_alg_list_free(&procs);
 }
 
+/* The unknown-cipher error names what was typed, not only the kernel name. */
+static void test_unknown_cipher_names_input(void **state)
+{
+	struct cb_cipher c;
+	struct cb_error e;
+
+	(void)state;
+	assert_int_equal(cb_cipher_parse("no-such-cipher", 256, &c, &e), 0);
+	assert_string_equal(c.kname, "such(no)");
+	assert_string_equal(c.given, "no-such-cipher");
+	cb_cipher_unknown(&c, &e);
+	assert_int_equal(e.code, CB_EXIT_CIPHER);
+	assert_non_null(strstr(e.msg, "unknown cipher 'no-such-cipher' (kernel name 'such(no)')"));
+	/* the forms accepted, in one line */
+	assert_non_null(strstr(e.msg, "cipher-mode[-ivgen]"));
+	assert_null(strchr(e.msg, '\n'));
+	assert_int_equal(cb_cipher_parse("aes-xts-plain64", 512, &c, &e), 0);
+	assert_string_equal(c.given, "aes-xts-plain64");
+	cb_cipher_unknown(&c, &e);
+	assert_non_null(strstr(e.msg, "'aes-xts-plain64' (kernel name 'xts(aes)')"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_cipher_names),
 		cmocka_unit_test(test_key_sizes),
 		cmocka_unit_test(test_error_mapping),
+		cmocka_unit_test(test_unknown_cipher_names_input),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

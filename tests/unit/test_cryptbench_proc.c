@@ -192,6 +192,33 @@ static void test_all_drivers(void **state)
 	cb_alg_list_free(&l);
 }
 
+/*
+ * Without crypto_user the IV and block sizes of what a bind gets come from
+ * here: a driver name gets that driver, a generic name the kernel's pick.
+ */
+static void test_bound_entry(void **state)
+{
+	struct cb_alg_list l;
+	const struct cb_alg *a;
+
+	(void)state;
+	assert_int_equal(cb_proc_crypto_parse(proc_crypto, &l), 0);
+	a = cb_alg_bound(&l, "xts-aes-aesni");
+	assert_non_null(a);
+	assert_string_equal(a->driver, "xts-aes-aesni");
+	assert_int_equal(a->ivsize, 16);
+	assert_int_equal(a->blocksize, 16);
+	a = cb_alg_bound(&l, "xts(aes)");
+	assert_non_null(a);
+	assert_string_equal(a->driver, "xts-aes-offload");
+	assert_int_equal(a->ivsize, 16);
+	/* a driver that is not an skcipher, and a name not listed: none */
+	assert_null(cb_alg_bound(&l, "aes-aesni"));
+	assert_null(cb_alg_bound(&l, "xts(serpent)"));
+	assert_null(cb_alg_bound(NULL, "xts(aes)"));
+	cb_alg_list_free(&l);
+}
+
 static void test_parse_edge_cases(void **state)
 {
 	struct cb_alg_list l;
@@ -298,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_parse_fields),
 		cmocka_unit_test(test_default_driver),
 		cmocka_unit_test(test_all_drivers),
+		cmocka_unit_test(test_bound_entry),
 		cmocka_unit_test(test_parse_edge_cases),
 		cmocka_unit_test(test_read_file),
 		cmocka_unit_test(test_proc_stat),

@@ -56,6 +56,9 @@ int main(int argc, char *argv[])
 	rc = cb_run(&opts, &rep, interactive ? &hooks : NULL, &err);
 	if (interactive)
 		clear_progress();
+	/* Not an error: what is missing and what cryptbench does instead. */
+	if (rep.notice[0])
+		fprintf(stderr, "cryptbench: %s\n", rep.notice);
 	/* cryptsetup's table still shows what it measured before the error. */
 	if (rc == CB_EXIT_OK || rep.compat) {
 		if (opts.format == CB_FMT_JSON)
