@@ -957,6 +957,287 @@ static void test_setup_sum(void **state)
 			 EXIT_DRIVE);
 }
 
+/* ---- text and JSON: two renderings of one result ---- */
+
+static json_object *jget(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		fail_msg("no \"%s\" in the JSON result", key);
+	return v;
+}
+
+static const char *jstr(json_object *o, const char *key)
+{
+	return json_object_get_string(jget(o, key));
+}
+
+static long long jint(json_object *o, const char *key)
+{
+	return (long long)json_object_get_int64(jget(o, key));
+}
+
+static int jflag(json_object *o, const char *key)
+{
+	return json_object_get_boolean(jget(o, key));
+}
+
+static const char *yn(int v)
+{
+	return v ? "yes" : "no";
+}
+
+/* The last text output holds this line, whole. */
+static void expect_line(struct fx *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void expect_line(struct fx *f, const char *fmt, ...)
+{
+	char line[1024], *at;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	at = strstr(f->out, line);
+	if (!at || (at != f->out && at[-1] != '\n') || at[strlen(line)] != '\n')
+		fail_msg("text output lacks the line '%s':\n%s", line, f->out);
+}
+
+/* Run the command with --json, then in text; returns the JSON result. */
+#define run_both(f, ...) run_both_(f, __VA_ARGS__, NULL)
+
+static json_object *run_both_(struct fx *f, const char *cmd, ...)
+{
+	char *argv[24];
+	int argc = 0;
+	json_object *j;
+	va_list ap;
+
+	va_start(ap, cmd);
+	while (argc < 22 && (argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+	assert_int_equal(run(f, NULL, "--json", cmd, argv[0], argv[1], argv[2], argv[3], argv[4],
+			     argv[5], argv[6], argv[7], argv[8], argv[9], argv[10], argv[11], NULL),
+			 EXIT_OK);
+	j = json_out(f);
+	assert_int_equal(run(f, NULL, cmd, argv[0], argv[1], argv[2], argv[3], argv[4], argv[5],
+			     argv[6], argv[7], argv[8], argv[9], argv[10], argv[11], NULL), EXIT_OK);
+	return j;
+}
+
+/* status with the Admin1 key: every value of its JSON shows in its text. */
+static void check_status(struct fx *f, json_object *j)
+{
+	json_object *feat = jget(j, "features"), *ranges = jget(j, "ranges");
+	const char *fl = strstr(f->out, "features:");
+
+	expect_line(f, "device:           %s (%s)", jstr(j, "device"), jstr(j, "transport"));
+	expect_line(f, "SSC:              %s", jstr(j, "ssc"));
+	assert_non_null(fl);
+	assert_true(json_object_array_length(feat) > 3);
+	for (size_t i = 0; i < json_object_array_length(feat); i++) {
+		char word[40], *w = word;
+
+		*w++ = ' ';
+		for (const char *p = json_object_get_string(json_object_array_get_idx(feat, i)); *p; p++)
+			if (*p != ' ')
+				*w++ = *p;
+		*w = 0;
+		if (!strstr(fl, word) || strstr(fl, word) > strchr(fl, '\n'))
+			fail_msg("feature%s not in the text's features line:\n%s", word, f->out);
+	}
+	expect_line(f, "locking:          supported=%s enabled=%s locked=%s media-encryption=%s",
+		    yn(jflag(j, "locking_supported")), yn(jflag(j, "locking_enabled")),
+		    yn(jflag(j, "locked")), yn(jflag(j, "media_encryption")));
+	expect_line(f, "shadow MBR:       enabled=%s done=%s", yn(jflag(j, "mbr_enabled")),
+		    yn(jflag(j, "mbr_done")));
+	expect_line(f, "ComID:            0x%04llx (%lld)", jint(j, "base_comid"), jint(j, "num_comids"));
+	expect_line(f, "authorities:      %lld admins, %lld users", jint(j, "admin_authorities"),
+		    jint(j, "user_authorities"));
+	expect_line(f, "geometry:         block %lld bytes, alignment %lld blocks from LBA %lld",
+		    jint(j, "logical_block_size"), jint(j, "alignment_granularity"),
+		    jint(j, "lowest_aligned_lba"));
+	expect_line(f, "DataStore:        %lld table(s), %lld bytes", jint(j, "datastore_max_tables"),
+		    jint(j, "datastore_max_size"));
+	assert_string_equal(jstr(j, "locking_sp"), "active");
+	expect_line(f, "Locking SP:       active");
+	expect_line(f, "tries left:       %lld of %lld (%s)", jint(j, "tries_left"),
+		    jint(j, "tries_limit"), jstr(j, "tries_authority"));
+	expect_line(f, "ranges:");
+	assert_int_equal(json_object_array_length(ranges), 2);
+	for (size_t i = 0; i < json_object_array_length(ranges); i++) {
+		json_object *r = json_object_array_get_idx(ranges, i);
+		char head[96];
+
+		if (jint(r, "range"))
+			snprintf(head, sizeof(head), "  range %lld: LBA %lld+%lld ", jint(r, "range"),
+				 jint(r, "start"), jint(r, "length"));
+		else
+			snprintf(head, sizeof(head), "  global           ");
+		expect_line(f, "%sRLE=%d WLE=%d read-locked=%d write-locked=%d lock-on-reset=%d", head,
+			    jflag(r, "read_lock_enabled"), jflag(r, "write_lock_enabled"),
+			    jflag(r, "read_locked"), jflag(r, "write_locked"), jflag(r, "lock_on_reset"));
+	}
+	expect_line(f, "MBRControl:       enable=%s done=%s", yn(jflag(j, "mbr_control_enable")),
+		    yn(jflag(j, "mbr_control_done")));
+}
+
+/* access: each range's ACEs and the enabled users, as the JSON names them. */
+static void check_access(struct fx *f, json_object *j)
+{
+	json_object *ranges = jget(j, "ranges"), *users = jget(j, "enabled_users");
+	char list[256];
+	size_t l = 0;
+
+	assert_int_equal(json_object_array_length(ranges), 2);
+	for (size_t i = 0; i < json_object_array_length(ranges); i++) {
+		json_object *r = json_object_array_get_idx(ranges, i);
+		static const char *const ace[] = { "read_lock", "write_lock" };
+		char names[2][128];
+
+		for (int a = 0; a < 2; a++) {
+			json_object *n = jget(r, ace[a]);
+
+			names[a][0] = 0;
+			for (size_t k = 0; k < json_object_array_length(n); k++)
+				snprintf(names[a] + strlen(names[a]), sizeof(names[a]) - strlen(names[a]),
+					 "%s%s", k ? " " : "",
+					 json_object_get_string(json_object_array_get_idx(n, k)));
+		}
+		expect_line(f, "range %lld%s:\n  read lock:  %s\n  write lock: %s", jint(r, "range"),
+			    jint(r, "range") ? "" : " (global)", names[0], names[1]);
+	}
+	assert_int_equal(json_object_array_length(users), 1);
+	for (size_t i = 0; i < json_object_array_length(users); i++)
+		l += (size_t)snprintf(list + l, sizeof(list) - l, " User%d",
+				      json_object_get_int(json_object_array_get_idx(users, i)));
+	expect_line(f, "enabled users:%s", list);
+}
+
+/* slots: each slot's ranges ("(ro)": read lock control only), state and sealed key. */
+static void check_slots(struct fx *f, json_object *j)
+{
+	json_object *slots = jget(j, "slots");
+	int sealed = 0;
+
+	assert_int_equal(json_object_array_length(slots), 2);
+	for (size_t i = 0; i < json_object_array_length(slots); i++) {
+		json_object *o = json_object_array_get_idx(slots, i), *rr = jget(o, "ranges");
+		json_object *ro = jget(o, "read_only_ranges");
+		char ranges[64] = "-";
+		size_t l = 0;
+
+		for (size_t k = 0; k < json_object_array_length(rr); k++) {
+			int n = json_object_get_int(json_object_array_get_idx(rr, k)), only = 0;
+
+			for (size_t m = 0; m < json_object_array_length(ro); m++)
+				only |= json_object_get_int(json_object_array_get_idx(ro, m)) == n;
+			l += (size_t)snprintf(ranges + l, sizeof(ranges) - l, "%s%d%s", l ? "," : "", n,
+					      only ? "(ro)" : "");
+		}
+		if (!jint(o, "slot")) {
+			assert_string_equal(jstr(o, "authority"), "Admins");
+			expect_line(f, "Admins   ranges %-12s recovery key (Admin1)", ranges);
+		} else if (json_object_get_type(jget(o, "jwe")) == json_type_string) {
+			sealed++;
+			expect_line(f, "%-8s ranges %-12s %s, clevis %s in %s", jstr(o, "authority"),
+				    ranges, jflag(o, "enabled") ? "enabled" : "disabled",
+				    jstr(o, "pin"), jstr(o, "jwe"));
+		} else {
+			expect_line(f, "%-8s ranges %-12s %s, no sealed key here", jstr(o, "authority"),
+				    ranges, jflag(o, "enabled") ? "enabled" : "disabled");
+		}
+	}
+	assert_int_equal(sealed, 1);
+}
+
+static void check_lock_unlock(struct fx *f, json_object *r)
+{
+	const char *st = jstr(r, "state");
+	json_object *v = NULL;
+
+	expect_line(f, "%s: range %lld %s%s", jstr(r, "device"), jint(r, "range"),
+		    !strcmp(st, "locked") ? "locked" : !strcmp(st, "read-only") ?
+		    "unlocked read-only" : "unlocked",
+		    json_object_object_get_ex(r, "verified", &v) && json_object_get_boolean(v) ?
+		    " (verified)" : "");
+}
+
+/*
+ * Text and JSON are two renderings of one result: whatever a command's
+ * JSON says, its text says too (setup, status with the key, unlock and
+ * lock --all, access, slots), and a failed status still shows, in text,
+ * the discovery it made before the key was refused.
+ */
+static void test_text_matches_json(void **state)
+{
+	struct fx *f = *state;
+	char jwe[128], tab[128], line[256];
+	json_object *j, *arr;
+
+	assert_int_equal(run(f, NULL, "keygen", f->key, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "keygen", f->key2, NULL), EXIT_OK);
+	j = run_both(f, "setup", f->drive, "-k", f->key, "--range", "1", "--start", "1024",
+		     "--length", "512");
+	assert_int_equal(jint(j, "range"), 1);
+	expect_line(f, "%s: Locking SP active; range %lld (LBA %lld+%lld) read/write locking enabled, %s; shadow MBR disabled",
+		    jstr(j, "device"), jint(j, "range"), jint(j, "start"), jint(j, "length"),
+		    jflag(j, "lock_on_reset") ? "locks at power-off" : "does NOT lock at power-off");
+	json_object_put(j);
+
+	power_cycle(f);
+	j = run_both(f, "unlock", f->drive, "-k", f->key, "--range", "1", "--read-only");
+	assert_string_equal(jstr(j, "state"), "read-only");
+	check_lock_unlock(f, j);
+	json_object_put(j);
+	/* Range 1 read-only: write-locked, not read-locked; the global range does not lock. */
+	j = run_both(f, "status", f->drive, "-k", f->key);
+	check_status(f, j);
+	json_object_put(j);
+	j = run_both(f, "lock", f->drive, "-k", f->key, "--all");
+	arr = jget(j, "ranges");
+	assert_int_equal(json_object_array_length(arr), 1);	/* the global range does not lock */
+	check_lock_unlock(f, json_object_array_get_idx(arr, 0));
+	json_object_put(j);
+
+	assert_int_equal(run(f, NULL, "user-enable", f->drive, "-k", f->key, "--user", "2", NULL),
+			 EXIT_OK);
+	assert_int_equal(run(f, NULL, "user-key", f->drive, "-k", f->key, "--user", "2",
+			     "--new-keyfile", f->key2, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "grant", f->drive, "-k", f->key, "--user", "2", "--range", "1",
+			     "--read-only", NULL), EXIT_OK);
+	j = run_both(f, "access", f->drive, "-k", f->key);
+	check_access(f, j);
+	json_object_put(j);
+
+	/* A sealed key the unlock table names (its header says pin "tang"). */
+	snprintf(jwe, sizeof(jwe), "%s/user2.jwe", f->dir);
+	write_file(jwe, "eyJjbGV2aXMiOnsicGluIjoidGFuZyJ9fQ.a.b.c.d", 42);
+	snprintf(tab, sizeof(tab), "%s/opaltab", f->dir);
+	snprintf(line, sizeof(line), "slot serial=CLISERIAL 1 clevis:%s user=2\n", jwe);
+	write_file(tab, line, strlen(line));
+	j = run_both(f, "slots", f->drive, "-k", f->key, "--table", tab);
+	check_slots(f, j);
+	json_object_put(j);
+
+	/* A wrong key: the text keeps what status found before the refusal. */
+	assert_int_equal(run(f, NULL, "status", f->drive, "-k", f->bad, NULL), EXIT_AUTH);
+	expect_line(f, "SSC:              Opal 2");
+	expect_line(f, "Locking SP:       active");
+	assert_null(strstr(f->out, "ranges:"));
+	assert_non_null(strstr(f->err, "status: authenticating as Admin1"));
+	/* ...and the JSON is the error object alone. */
+	assert_int_equal(run(f, NULL, "--json", "status", f->drive, "-k", f->bad, NULL), EXIT_AUTH);
+	j = json_out(f);
+	assert_int_equal(jint(j, "exit_code"), EXIT_AUTH);
+	assert_false(json_object_object_get_ex(j, "ssc", NULL));
+	json_object_put(j);
+}
+
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -982,6 +1263,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_keyfile_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_keep_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_sum, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_matches_json, setup, teardown),
 	};
 
 	if (argc != 2) {

@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -420,7 +421,7 @@ int cmd_bind(struct ctx *c)
 		goto out;
 	}
 	drive_id(c, id, sizeof(id));
-	if (c->json) {
+	{
 		char line[PATH_MAX + 128];
 
 		snprintf(line, sizeof(line), "NAME serial=%s %u clevis:%s user=%u", id, range, jwe, user);
@@ -429,11 +430,7 @@ int cmd_bind(struct ctx *c)
 		json_object_object_add(c->jout, "pin", json_object_new_string(c->pin));
 		json_object_object_add(c->jout, "jwe", json_object_new_string(jwe));
 		json_object_object_add(c->jout, "opaltab", json_object_new_string(line));
-	} else {
-		fprintf(c->out, "%s: key slot User%u bound to range %u with clevis %s; sealed key in %s\n",
-			c->devpath, user, range, c->pin, jwe);
-		fprintf(c->out, "opaltab line (name it): NAME serial=%s %u clevis:%s user=%u\n", id,
-			range, jwe, user);
+		json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
 	}
 out:
 	if (fd >= 0)
@@ -442,6 +439,14 @@ out:
 	secret_free(key);
 	free(acc);
 	return rc;
+}
+
+void text_bind(struct ctx *c, json_object *res)
+{
+	fprintf(c->out, "%s: key slot User%" PRId64 " bound to range %" PRId64 " with clevis %s; sealed key in %s\n",
+		res_str(res, "device"), res_int(res, "slot"), res_int(res, "range"),
+		res_str(res, "pin"), res_str(res, "jwe"));
+	fprintf(c->out, "opaltab line (name it): %s\n", res_str(res, "opaltab"));
 }
 
 int cmd_unbind(struct ctx *c)
@@ -509,14 +514,18 @@ int cmd_unbind(struct ctx *c)
 	if (had_jwe && unlink(jwe))
 		return fail(c, EXIT_KEYFILE, "unbind: User%u removed, but %s stays: %s", user, jwe,
 			    strerror(errno));
-	if (c->json) {
-		json_object_object_add(c->jout, "slot", json_object_new_int((int)user));
-		json_object_object_add(c->jout, "jwe_removed", had_jwe ? json_object_new_string(jwe) : NULL);
-	} else {
-		fprintf(c->out, "%s: key slot User%u removed%s%s\n", c->devpath, user,
-			had_jwe ? "; deleted " : "", had_jwe ? jwe : "");
-	}
+	json_object_object_add(c->jout, "slot", json_object_new_int((int)user));
+	json_object_object_add(c->jout, "jwe_removed", had_jwe ? json_object_new_string(jwe) : NULL);
+	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
 	return 0;
+}
+
+void text_unbind(struct ctx *c, json_object *res)
+{
+	bool had_jwe = res_get(res, "jwe_removed");
+
+	fprintf(c->out, "%s: key slot User%" PRId64 " removed%s%s\n", res_str(res, "device"),
+		res_int(res, "slot"), had_jwe ? "; deleted " : "", res_str(res, "jwe_removed"));
 }
 
 /* The clevis pin of a JWE: its protected header's clevis.pin. */
@@ -611,11 +620,11 @@ int cmd_slots(struct ctx *c)
 		return rc;
 	}
 	arr = json_object_new_array();
+	json_object_object_add(c->jout, "slots", arr);
 	for (unsigned int u = 0; u <= acc->nusers; u++) {
 		opal_uid a = u ? opal_uid_user(u) : OPAL_UID_ADMINS;
-		json_object *o, *rr = json_object_new_array();
-		char jwe[PATH_MAX], pin[32] = "", ranges[64] = "";
-		size_t rl = 0;
+		json_object *o, *rr = json_object_new_array(), *ro = json_object_new_array();
+		char jwe[PATH_MAX], pin[32] = "", name[16];
 		bool any = false;
 
 		for (unsigned int n = 0; n < acc->nranges; n++) {
@@ -630,13 +639,12 @@ int cmd_slots(struct ctx *c)
 				continue;
 			any = true;
 			json_object_array_add(rr, json_object_new_int((int)n));
-			rl += (size_t)snprintf(ranges + rl, sizeof(ranges) - rl, "%s%u%s",
-					       rl ? "," : "", n, wr ? "" : "(ro)");
-			if (rl >= sizeof(ranges))
-				rl = sizeof(ranges) - 1;
+			if (!wr)
+				json_object_array_add(ro, json_object_new_int((int)n));
 		}
 		if (u && !acc->user_enabled[u] && !any) {
 			json_object_put(rr);
+			json_object_put(ro);
 			continue;
 		}
 		jwe[0] = 0;
@@ -649,39 +657,62 @@ int cmd_slots(struct ctx *c)
 			else
 				jwe_pin(jwe, pin, sizeof(pin));
 		}
-		if (c->json) {
-			o = json_object_new_object();
-			json_object_object_add(o, "slot", json_object_new_int((int)u));
-			json_object_object_add(o, "authority", json_object_new_string(u ? "" : "Admins"));
-			if (u) {
-				char name[16];
-
-				snprintf(name, sizeof(name), "User%u", u);
-				json_object_object_add(o, "authority", json_object_new_string(name));
-			}
-			json_object_object_add(o, "enabled", jbool(!u || acc->user_enabled[u]));
-			json_object_object_add(o, "ranges", rr);
-			json_object_object_add(o, "jwe", jwe[0] ? json_object_new_string(jwe) : NULL);
-			json_object_object_add(o, "pin", pin[0] ? json_object_new_string(pin) : NULL);
-			json_object_array_add(arr, o);
-		} else {
-			json_object_put(rr);
-			if (!u)
-				fprintf(c->out, "Admins   ranges %-12s recovery key (Admin1)\n", any ? ranges : "-");
-			else
-				fprintf(c->out, "User%-4u ranges %-12s %s%s%s%s%s\n", u, any ? ranges : "-",
-					acc->user_enabled[u] ? "enabled" : "disabled",
-					jwe[0] ? ", clevis " : ", no sealed key here", pin,
-					jwe[0] ? " in " : "", jwe);
-		}
+		if (u)
+			snprintf(name, sizeof(name), "User%u", u);
+		else
+			snprintf(name, sizeof(name), "Admins");
+		o = json_object_new_object();
+		json_object_object_add(o, "slot", json_object_new_int((int)u));
+		json_object_object_add(o, "authority", json_object_new_string(name));
+		json_object_object_add(o, "enabled", jbool(!u || acc->user_enabled[u]));
+		json_object_object_add(o, "ranges", rr);
+		json_object_object_add(o, "jwe", jwe[0] ? json_object_new_string(jwe) : NULL);
+		json_object_object_add(o, "pin", pin[0] ? json_object_new_string(pin) : NULL);
+		/* Ranges it may lock for reading only (no write lock control). */
+		json_object_object_add(o, "read_only_ranges", ro);
+		json_object_array_add(arr, o);
 	}
-	if (c->json)
-		json_object_object_add(c->jout, "slots", arr);
-	else
-		json_object_put(arr);
 	free(tab);
 	free(acc);
 	return 0;
+}
+
+/* One slot: "Admins" (slot 0) is Admin1's recovery key, the others users. */
+static void slot_text(FILE *out, json_object *o)
+{
+	json_object *rr = res_get(o, "ranges"), *ro = res_get(o, "read_only_ranges");
+	char ranges[64] = "-";
+	size_t rl = 0;
+
+	for (size_t i = 0; i < res_count(rr); i++) {
+		int n = json_object_get_int(json_object_array_get_idx(rr, i));
+		bool read_only = false;
+
+		for (size_t j = 0; j < res_count(ro); j++)
+			read_only |= json_object_get_int(json_object_array_get_idx(ro, j)) == n;
+		rl += (size_t)snprintf(ranges + rl, sizeof(ranges) - rl, "%s%d%s", rl ? "," : "", n,
+				       read_only ? "(ro)" : "");
+		if (rl >= sizeof(ranges))
+			rl = sizeof(ranges) - 1;
+	}
+	if (!res_int(o, "slot")) {
+		fprintf(out, "Admins   ranges %-12s recovery key (Admin1)\n", ranges);
+		return;
+	}
+	fprintf(out, "User%-4" PRId64 " ranges %-12s %s", res_int(o, "slot"), ranges,
+		res_bool(o, "enabled") ? "enabled" : "disabled");
+	if (res_get(o, "jwe"))
+		fprintf(out, ", clevis %s in %s\n", res_str(o, "pin"), res_str(o, "jwe"));
+	else
+		fprintf(out, ", no sealed key here\n");
+}
+
+void text_slots(struct ctx *c, json_object *res)
+{
+	json_object *arr = res_get(res, "slots");
+
+	for (size_t i = 0; i < res_count(arr); i++)
+		slot_text(c->out, json_object_array_get_idx(arr, i));
 }
 
 /* ---------------------------------------------------------- unlock-all */
@@ -852,7 +883,6 @@ static bool named(const struct ctx *c, const char *name)
 static int unlock_ranges(struct ctx *c, const struct opaltab_entry *e, const char *path,
 			 unsigned int user, const struct opal_key *k, bool *saved)
 {
-	FILE *devnull = fopen("/dev/null", "w");
 	int rc = 0;
 
 	*saved = false;
@@ -860,8 +890,9 @@ static int unlock_ranges(struct ctx *c, const struct opaltab_entry *e, const cha
 		struct ctx sub = *c;
 		char why[160];
 
-		sub.json = false;
-		sub.out = devnull ? devnull : c->err;
+		/* The entry's line is its result: a range's own goes nowhere. */
+		sub.jout = json_object_new_object();
+		sub.command = NULL;
 		sub.devpath = path;
 		sub.transport = e->transport[0] ? e->transport : c->transport;
 		sub.range = (int)e->ranges[i];
@@ -873,16 +904,16 @@ static int unlock_ranges(struct ctx *c, const struct opaltab_entry *e, const cha
 				      sizeof(why));
 		if (rc) {
 			rc = fail(&sub, EXIT_DEVICE, "%s: cannot open %s: %s", e->name, path, why);
+			json_object_put(sub.jout);
 			break;
 		}
 		/* S3: only the kernel can keep the key; elsewhere say it is not kept. */
 		sub.save = e->save && sub.dev->be.ops->can_save;
-		rc = opalctl_lock_unlock(&sub, k, true);
+		rc = opalctl_lock_unlock(&sub, k, true, sub.jout);
 		*saved = sub.save;
 		opalctl_dev_close(sub.dev);
+		json_object_put(sub.jout);
 	}
-	if (devnull)
-		fclose(devnull);
 	return rc;
 }
 
@@ -891,30 +922,59 @@ static const char *key_kind_name(enum opaltab_key k)
 	return k == OPALTAB_KEY_CLEVIS ? "clevis" : k == OPALTAB_KEY_FILE ? "key file" : "passphrase";
 }
 
-/* One entry: device, key, unlock. Prints its one line. Returns 0 or an exit code. */
-static int unlock_entry(struct ctx *c, const struct opaltab_entry *e, const struct deadline *dl)
+/* An entry that failed before the unlock: why, in res. */
+static int entry_failed(json_object *res, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int entry_failed(json_object *res, int code, const char *fmt, ...)
 {
-	char path[300], why[600] = "", prompt[400], ranges[40] = "";
-	struct secret *key = secret_new();
+	char why[700];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	json_object_object_add(res, "error", json_object_new_string(why));
+	return code;
+}
+
+/*
+ * One entry: device, key, unlock; what happened goes into res ("name",
+ * "ranges", "unlocked", and "device", "key", "authority", the S3 state
+ * once known; "error" when it failed before the drive was asked).
+ * Returns 0 or an exit code.
+ */
+static int unlock_entry(struct ctx *c, const struct opaltab_entry *e, const struct deadline *dl,
+			json_object *res)
+{
+	char path[300], why[600] = "", prompt[400], ranges[40] = "", auth[16];
+	json_object *jr = json_object_new_array();
+	struct secret *key;
 	enum opaltab_key used = e->key_kind;
 	unsigned int user = e->user;
 	bool have_key = false, saved = false;
 	int rc = 0;
 
-	for (unsigned int i = 0, l = 0; i < e->nranges && l < sizeof(ranges); i++)
-		l += (unsigned int)snprintf(ranges + l, sizeof(ranges) - l, "%s%u", i ? "," : "",
-					    e->ranges[i]);
-	if (!key) {
-		fprintf(c->out, "%s: failed: no locked memory for the key\n", e->name);
-		return EXIT_KEYFILE;
+	json_object_object_add(res, "name", json_object_new_string(e->name));
+	json_object_object_add(res, "ranges", jr);
+	json_object_object_add(res, "unlocked", jbool(false));
+	for (unsigned int i = 0, l = 0; i < e->nranges; i++) {
+		json_object_array_add(jr, json_object_new_int((int)e->ranges[i]));
+		if (l < sizeof(ranges))
+			l += (unsigned int)snprintf(ranges + l, sizeof(ranges) - l, "%s%u",
+						    i ? "," : "", e->ranges[i]);
 	}
+	key = secret_new();
+	if (!key)
+		return entry_failed(res, EXIT_KEYFILE, "no locked memory for the key");
 	if (!wait_device(e, dl, path, sizeof(path))) {
-		fprintf(c->out, "%s: failed: device %s%s not found within %u s\n", e->name,
-			e->dev_kind == OPALTAB_DEV_SERIAL ? "serial=" : e->dev_kind == OPALTAB_DEV_WWN ? "wwn=" : "",
-			e->dev, e->timeout_s);
 		secret_free(key);
-		return EXIT_DEVICE;
+		return entry_failed(res, EXIT_DEVICE, "device %s%s not found within %u s",
+				    e->dev_kind == OPALTAB_DEV_SERIAL ? "serial=" :
+				    e->dev_kind == OPALTAB_DEV_WWN ? "wwn=" : "",
+				    e->dev, e->timeout_s);
 	}
+	json_object_object_add(res, "device", json_object_new_string(path));
 	if (e->key_kind == OPALTAB_KEY_CLEVIS) {
 		/*
 		 * Retry only getting the key (server down, TPM busy), with
@@ -964,28 +1024,47 @@ static int unlock_entry(struct ctx *c, const struct opaltab_entry *e, const stru
 		}
 	}
 	if (!have_key) {
-		if (!why[0])
-			snprintf(why, sizeof(why), "no key source left (prompting is off)");
-		fprintf(c->out, "%s: failed: %s\n", e->name, why);
 		secret_free(key);
-		return EXIT_KEYFILE;
+		return entry_failed(res, EXIT_KEYFILE, "%s",
+				    why[0] ? why : "no key source left (prompting is off)");
 	}
+	snprintf(auth, sizeof(auth), "%s%u", user ? "User" : "Admin", user ? user : 1);
+	json_object_object_add(res, "key", json_object_new_string(key_kind_name(used)));
+	json_object_object_add(res, "authority", json_object_new_string(auth));
 	{
 		struct opal_key k = key_of(key);
 
 		rc = unlock_ranges(c, e, path, user, &k, &saved);
 	}
 	secret_free(key);
-	if (rc) {
-		fprintf(c->out, "%s: failed: %s range %s not unlocked (%s as %s%u; not retried)\n",
-			e->name, path, ranges, key_kind_name(used), user ? "User" : "Admin",
-			user ? user : 1);
-		return rc;
-	}
-	fprintf(c->out, "%s: %s range %s unlocked (%s, %s%u%s)\n", e->name, path, ranges,
-		key_kind_name(used), user ? "User" : "Admin", user ? user : 1,
-		saved ? ", saved for S3 resume" : e->save ? ", not saved for S3: no kernel sed-opal" : "");
+	if (rc)
+		return rc;	/* the drive refused: why is on stderr */
+	json_object_object_add(res, "unlocked", jbool(true));
+	json_object_object_add(res, "saved_for_resume", jbool(saved));
+	json_object_object_add(res, "save_requested", jbool(e->save));
 	return 0;
+}
+
+/* One entry's line, from what unlock_entry put into res. */
+static void unlock_entry_text(FILE *o, json_object *res)
+{
+	json_object *jr = res_get(res, "ranges");
+	const char *name = res_str(res, "name");
+	char ranges[40] = "";
+
+	for (size_t i = 0, l = 0; i < res_count(jr) && l < sizeof(ranges); i++)
+		l += (size_t)snprintf(ranges + l, sizeof(ranges) - l, "%s%d", i ? "," : "",
+				      json_object_get_int(json_object_array_get_idx(jr, i)));
+	if (res_bool(res, "unlocked"))
+		fprintf(o, "%s: %s range %s unlocked (%s, %s%s)\n", name, res_str(res, "device"), ranges,
+			res_str(res, "key"), res_str(res, "authority"),
+			res_bool(res, "saved_for_resume") ? ", saved for S3 resume" :
+			res_bool(res, "save_requested") ? ", not saved for S3: no kernel sed-opal" : "");
+	else if (res_get(res, "error"))
+		fprintf(o, "%s: failed: %s\n", name, res_str(res, "error"));
+	else
+		fprintf(o, "%s: failed: %s range %s not unlocked (%s as %s; not retried)\n", name,
+			res_str(res, "device"), ranges, res_str(res, "key"), res_str(res, "authority"));
 }
 
 int cmd_unlock_all(struct ctx *c)
@@ -994,12 +1073,11 @@ int cmd_unlock_all(struct ctx *c)
 	struct opaltab_entry *v = NULL;
 	struct deadline dl = { 0 };
 	size_t n = 0;
-	unsigned int failed = 0, done = 0;
+	unsigned int failed = 0;
+	json_object *entries;
 	char err[320];
 	FILE *f;
 
-	if (c->json)
-		return fail(c, EXIT_USAGE, "unlock-all: prints one line per entry; no --json");
 	f = fopen(table, "r");
 	if (!f)
 		return fail(c, EXIT_USAGE, "unlock-all: cannot open %s: %s: give --table FILE", table,
@@ -1021,15 +1099,33 @@ int cmd_unlock_all(struct ctx *c)
 	}
 	if (c->deadline_s)
 		dl.end = now_ms() + (uint64_t)c->deadline_s * 1000;
+	json_object_object_add(c->jout, "table", json_object_new_string(table));
+	entries = json_object_new_array();
+	json_object_object_add(c->jout, "entries", entries);
 	for (size_t i = 0; i < n; i++) {
+		json_object *o;
+
 		if (c->nnames ? !named(c, v[i].name) : v[i].noauto)
 			continue;
-		done++;
-		if (unlock_entry(c, &v[i], &dl))
+		o = json_object_new_object();
+		json_object_array_add(entries, o);
+		if (unlock_entry(c, &v[i], &dl, o))
 			failed++;
+		/*
+		 * Each entry's line as soon as it is done (at boot an entry can
+		 * take minutes), by the renderer of one entry: unlock-all is
+		 * text only (CMD_TEXT_ONLY), text_unlock_all adds the rest.
+		 */
+		unlock_entry_text(c->out, o);
+		fflush(c->out);
 	}
 	free(v);
-	if (!done)
-		fprintf(c->out, "%s: no entry to unlock\n", table);
 	return failed ? EXIT_INCOMPLETE : 0;
+}
+
+/* The entries' lines are printed as each is done; what is left to say. */
+void text_unlock_all(struct ctx *c, json_object *res)
+{
+	if (!res_count(res_get(res, "entries")))
+		fprintf(c->out, "%s: no entry to unlock\n", res_str(res, "table"));
 }

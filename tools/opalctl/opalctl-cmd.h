@@ -2,7 +2,9 @@
 /*
  * What the files of opalctl share: the parsed command line, the error and
  * key helpers, and the command table. Each command is a handler that uses
- * lib/opal (or the kernel backend) and fills c->jout or prints text.
+ * lib/opal (or the kernel backend) and fills its result into c->jout, the
+ * one model of its output; the dispatcher prints that as JSON (--json) or
+ * through the command's text renderer, which reads nothing but the model.
  */
 #ifndef FDEKIT_OPALCTL_CMD_H
 #define FDEKIT_OPALCTL_CMD_H
@@ -18,6 +20,8 @@
 #include "opalctl-dev.h"
 
 #define OPALCTL_MAX_NAMES 16
+
+struct opalctl_cmd;
 
 struct ctx {
 	FILE *in, *out, *err;
@@ -49,7 +53,9 @@ struct ctx {
 	const char *names[OPALCTL_MAX_NAMES];
 	unsigned int nnames;
 	struct opalctl_dev *dev;
-	json_object *jout;
+	json_object *jout;	/* the command's result: the handler fills it, the dispatcher prints it */
+	const struct opalctl_cmd *command;	/* the one running, for fail() (CMD_TEXT_ON_FAIL) */
+	bool rendered;		/* the result has been printed */
 	char serial[OPAL_SERIAL_MAX];
 };
 
@@ -64,6 +70,18 @@ struct opal_key key_of(const struct secret *s);
 /* 0, or the failure reported: a regular key file group or others may access. */
 int keyfile_mode_ok(struct ctx *c, const char *path);
 json_object *jbool(bool v);
+/*
+ * Reading a result back, for the text renderers: the member key of res
+ * (NULL when absent or null), as a string ("" when absent), an integer
+ * (0 when absent), a boolean (false when absent). A renderer also prints
+ * the partial result of a failed command: any member may be absent.
+ */
+json_object *res_get(json_object *res, const char *key);
+const char *res_str(json_object *res, const char *key);
+int64_t res_int(json_object *res, const char *key);
+bool res_bool(json_object *res, const char *key);
+/* The elements of an array; 0 when arr is absent (a result cut short). */
+size_t res_count(json_object *arr);
 /*
  * Load c->keyfile and open an Admin1 session with it; the key stays in
  * *key for the caller to free. Failures are reported (with the tries left
@@ -80,28 +98,45 @@ enum {
 	CMD_KERNEL = 1u << 2,		/* the kernel's sed-opal can run it (auto picks it) */
 	CMD_PROTOCOL = 1u << 3,		/* only our protocol code can: --transport ioctl refused */
 	CMD_NO_OPEN = 1u << 4,		/* the handler opens what it needs itself */
+	/*
+	 * Text mode: on failure, print what the result holds so far above the
+	 * error (status: the discovery before a wrong key is refused; lock
+	 * --all: the ranges done). JSON failures print the error object alone.
+	 */
+	CMD_TEXT_ON_FAIL = 1u << 5,
+	CMD_TEXT_ONLY = 1u << 6,	/* prints its progress as it goes: --json refused */
 };
 
 struct opalctl_cmd {
 	const char *name;
 	int (*run)(struct ctx *c);
+	/* The text form of the result, printed from the model res alone. */
+	void (*text)(struct ctx *c, json_object *res);
 	unsigned int flags;
 	const char *synopsis;	/* arguments, for --help */
 	const char *summary;
 };
 
-/* Handlers outside opalctl.c. */
+/* Handlers outside opalctl.c, and their text renderers. */
 int cmd_user_enable(struct ctx *c);
 int cmd_user_disable(struct ctx *c);
 int cmd_user_key(struct ctx *c);
+void text_user(struct ctx *c, json_object *res);
 int cmd_grant(struct ctx *c);
 int cmd_revoke(struct ctx *c);
+void text_grant_revoke(struct ctx *c, json_object *res);
 int cmd_access(struct ctx *c);
+void text_access(struct ctx *c, json_object *res);
 int cmd_msid(struct ctx *c);
+void text_msid(struct ctx *c, json_object *res);
 int cmd_bind(struct ctx *c);
+void text_bind(struct ctx *c, json_object *res);
 int cmd_unbind(struct ctx *c);
+void text_unbind(struct ctx *c, json_object *res);
 int cmd_slots(struct ctx *c);
+void text_slots(struct ctx *c, json_object *res);
 int cmd_unlock_all(struct ctx *c);
+void text_unlock_all(struct ctx *c, json_object *res);
 
 /* Who may lock and unlock what: the ranges' ACEs and the enabled users. */
 #define OPALCTL_RANGES 8
@@ -126,10 +161,10 @@ int opalctl_read_access(struct opal_session *s, struct opalctl_access *acc);
 /*
  * Lock or unlock range c->range (0 when not given) as c->user with key:
  * the policy of the lock and unlock commands, written once (save on lock,
- * verify after lock, MBR Done and partition re-read after unlock). Returns
- * an exit code; failures are reported.
+ * verify after lock, MBR Done and partition re-read after unlock). The
+ * range's result goes into res. Returns an exit code; failures are reported.
  */
-int opalctl_lock_unlock(struct ctx *c, const struct opal_key *key, bool unlock);
+int opalctl_lock_unlock(struct ctx *c, const struct opal_key *key, bool unlock, json_object *res);
 
 /* Ask the kernel to re-read the partition tables of the disk(s) behind path. */
 void reread_partitions(struct ctx *c, const char *path);

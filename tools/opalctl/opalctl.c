@@ -2,7 +2,7 @@
 /*
  * opalctl: manage TCG Opal self-encrypting drives from the OS.
  * Thin: parse arguments, call lib/opal (or the kernel's sed-opal ioctls),
- * print human text or JSON.
+ * fill the command's result and print it as human text or JSON.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,12 +26,30 @@
 
 #define KEYGEN_BYTES 32
 
-static void emit_json(struct ctx *c)
+/* The result of the command that ran: JSON with --json, else its text form. */
+static void emit_result(struct ctx *c)
 {
-	if (c->json && c->jout)
+	if (c->json)
 		fprintf(c->out, "%s\n",
 			json_object_to_json_string_ext(c->jout, JSON_C_TO_STRING_PRETTY |
 						       JSON_C_TO_STRING_NOSLASHESCAPE));
+	else if (c->command->text)
+		c->command->text(c, c->jout);
+	c->rendered = true;
+}
+
+/*
+ * A command that failed: in text mode, what its result holds so far, for
+ * the commands whose partial result is useful. Once, and before the error
+ * message, so that a terminal shows them in the order they happened.
+ */
+static void emit_partial(struct ctx *c)
+{
+	if (c->json || c->rendered || !c->command || !c->command->text ||
+	    !(c->command->flags & CMD_TEXT_ON_FAIL))
+		return;
+	c->command->text(c, c->jout);
+	c->rendered = true;
 }
 
 int fail(struct ctx *c, int code, const char *fmt, ...)
@@ -42,7 +60,9 @@ int fail(struct ctx *c, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	emit_partial(c);
 	fprintf(c->err, "opalctl: %s\n", msg);
+	/* --json: the error object takes the result's place on stdout. */
 	if (c->json) {
 		json_object *j = json_object_new_object();
 
@@ -228,6 +248,40 @@ json_object *jbool(bool v)
 	return json_object_new_boolean(v);
 }
 
+json_object *res_get(json_object *res, const char *key)
+{
+	json_object *v = NULL;
+
+	return res && json_object_object_get_ex(res, key, &v) ? v : NULL;
+}
+
+const char *res_str(json_object *res, const char *key)
+{
+	json_object *v = res_get(res, key);
+
+	return v ? json_object_get_string(v) : "";
+}
+
+int64_t res_int(json_object *res, const char *key)
+{
+	return json_object_get_int64(res_get(res, key));
+}
+
+bool res_bool(json_object *res, const char *key)
+{
+	return json_object_get_boolean(res_get(res, key));
+}
+
+size_t res_count(json_object *arr)
+{
+	return json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+}
+
+static const char *yes_no(bool v)
+{
+	return v ? "yes" : "no";
+}
+
 static void discovery_json(json_object *j, const struct opal_discovery *d)
 {
 	const char *ssc = opal_discovery_ssc(d);
@@ -269,39 +323,56 @@ static void discovery_json(json_object *j, const struct opal_discovery *d)
 	}
 }
 
-static void discovery_text(FILE *o, const struct opal_discovery *d)
+/* The feature named in res's "features" (as discovery_json names them). */
+static bool has_feature(json_object *res, const char *name)
 {
-	const char *ssc = opal_discovery_ssc(d);
-	uint8_t lf = d->locking_flags;
+	json_object *feat = res_get(res, "features");
 
-	fprintf(o, "SSC:              %s\n", ssc ? ssc : "none");
+	for (size_t i = 0; i < res_count(feat); i++)
+		if (!strcmp(json_object_get_string(json_object_array_get_idx(feat, i)), name))
+			return true;
+	return false;
+}
+
+/* What discovery_json put into res, as text: "Opal 2" is shown as Opal2. */
+static void discovery_text(FILE *o, json_object *res)
+{
+	json_object *feat = res_get(res, "features");
+	const char *ssc = res_get(res, "ssc") ? res_str(res, "ssc") : "none";
+
+	fprintf(o, "SSC:              %s\n", ssc);
 	fprintf(o, "features:        ");
-	if (d->tper) fprintf(o, " TPer");
-	if (d->locking) fprintf(o, " Locking");
-	if (d->geometry) fprintf(o, " Geometry");
-	if (d->enterprise) fprintf(o, " Enterprise");
-	if (d->opal1) fprintf(o, " Opal1");
-	if (d->opal2) fprintf(o, " Opal2");
-	if (d->sum) fprintf(o, " SingleUserMode");
-	if (d->datastore) fprintf(o, " DataStore");
-	if (d->opalite) fprintf(o, " Opalite");
-	if (d->pyrite1) fprintf(o, " Pyrite1");
-	if (d->pyrite2) fprintf(o, " Pyrite2");
-	if (d->ruby) fprintf(o, " Ruby");
-	if (d->block_sid) fprintf(o, " BlockSID");
+	for (size_t i = 0; i < res_count(feat); i++) {
+		fputc(' ', o);
+		for (const char *p = json_object_get_string(json_object_array_get_idx(feat, i)); *p; p++)
+			if (*p != ' ')
+				fputc(*p, o);
+	}
 	fprintf(o, "\n");
 	fprintf(o, "locking:          supported=%s enabled=%s locked=%s media-encryption=%s\n",
-		lf & OPAL_LF_SUPPORTED ? "yes" : "no", lf & OPAL_LF_ENABLED ? "yes" : "no",
-		lf & OPAL_LF_LOCKED ? "yes" : "no", lf & OPAL_LF_MEDIA_ENCRYPTION ? "yes" : "no");
-	fprintf(o, "shadow MBR:       enabled=%s done=%s\n",
-		lf & OPAL_LF_MBR_ENABLED ? "yes" : "no", lf & OPAL_LF_MBR_DONE ? "yes" : "no");
-	fprintf(o, "ComID:            0x%04x (%u)\n", d->base_comid, d->num_comids);
-	fprintf(o, "authorities:      %u admins, %u users\n", d->admin_auths, d->user_auths);
-	if (d->geometry)
+		yes_no(res_bool(res, "locking_supported")), yes_no(res_bool(res, "locking_enabled")),
+		yes_no(res_bool(res, "locked")), yes_no(res_bool(res, "media_encryption")));
+	fprintf(o, "shadow MBR:       enabled=%s done=%s\n", yes_no(res_bool(res, "mbr_enabled")),
+		yes_no(res_bool(res, "mbr_done")));
+	fprintf(o, "ComID:            0x%04x (%u)\n", (unsigned)res_int(res, "base_comid"),
+		(unsigned)res_int(res, "num_comids"));
+	fprintf(o, "authorities:      %u admins, %u users\n", (unsigned)res_int(res, "admin_authorities"),
+		(unsigned)res_int(res, "user_authorities"));
+	if (has_feature(res, "Geometry"))
 		fprintf(o, "geometry:         block %u bytes, alignment %" PRIu64 " blocks from LBA %" PRIu64 "\n",
-			d->logical_block_size, d->alignment_granularity, d->lowest_aligned_lba);
-	if (d->datastore)
-		fprintf(o, "DataStore:        %u table(s), %u bytes\n", d->ds_max_tables, d->ds_max_size);
+			(unsigned)res_int(res, "logical_block_size"),
+			(uint64_t)res_int(res, "alignment_granularity"),
+			(uint64_t)res_int(res, "lowest_aligned_lba"));
+	if (res_get(res, "datastore_max_tables"))
+		fprintf(o, "DataStore:        %u table(s), %u bytes\n",
+			(unsigned)res_int(res, "datastore_max_tables"),
+			(unsigned)res_int(res, "datastore_max_size"));
+}
+
+/* "device:" as discover and status show it. */
+static void device_text(FILE *o, json_object *res)
+{
+	fprintf(o, "device:           %s (%s)\n", res_str(res, "device"), res_str(res, "transport"));
 }
 
 static int need_discovery(struct ctx *c, struct opal_discovery *d)
@@ -326,11 +397,11 @@ static json_object *props_json(const struct opal_prop_list *l)
 	return j;
 }
 
-static void props_text(FILE *o, const char *title, const struct opal_prop_list *l)
+static void props_text(FILE *o, const char *title, json_object *props)
 {
 	fprintf(o, "%s\n", title);
-	for (size_t i = 0; i < l->n; i++)
-		fprintf(o, "  %-26s %" PRIu64 "\n", l->pair[i].name, l->pair[i].value);
+	json_object_object_foreach(props, name, value)
+		fprintf(o, "  %-26s %" PRIu64 "\n", name, json_object_get_uint64(value));
 }
 
 /*
@@ -346,18 +417,12 @@ static void discover_properties(struct ctx *c)
 		rc = OPAL_ERR_NOMEM;
 	else if (c->dev->opal)
 		rc = opal_properties(c->dev->opal, NULL, p);
-	if (c->json) {
-		json_object_object_add(c->jout, "properties", rc ? NULL : props_json(&p->tper));
-		json_object_object_add(c->jout, "host_properties",
-				       rc || !p->have_host ? NULL : props_json(&p->host));
-	} else if (rc) {
-		fprintf(c->out, "TPer properties:  unavailable (%s)\n",
-			c->dev->opal ? opal_strerror(rc) : "not through the kernel's ioctls");
-	} else {
-		props_text(c->out, "TPer properties:", &p->tper);
-		if (p->have_host)
-			props_text(c->out, "host properties (as the TPer uses them):", &p->host);
-	}
+	json_object_object_add(c->jout, "properties", rc ? NULL : props_json(&p->tper));
+	json_object_object_add(c->jout, "host_properties",
+			       rc || !p->have_host ? NULL : props_json(&p->host));
+	if (rc)
+		json_object_object_add(c->jout, "properties_error", json_object_new_string(
+			c->dev->opal ? opal_strerror(rc) : "not through the kernel's ioctls"));
 	free(p);
 }
 
@@ -368,64 +433,60 @@ static int cmd_discover(struct ctx *c)
 
 	if (rc)
 		return rc;
-	if (c->json) {
-		json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
-		json_object_object_add(c->jout, "transport", json_object_new_string(c->dev->transport));
-		discovery_json(c->jout, &d);
-	} else {
-		fprintf(c->out, "device:           %s (%s)\n", c->devpath, c->dev->transport);
-		discovery_text(c->out, &d);
-	}
+	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
+	json_object_object_add(c->jout, "transport", json_object_new_string(c->dev->transport));
+	discovery_json(c->jout, &d);
 	discover_properties(c);
 	return 0;
 }
 
-/* Every configured range, read in the Admin1 session s; prints or adds "ranges". */
+static void text_discover(struct ctx *c, json_object *res)
+{
+	json_object *host = res_get(res, "host_properties");
+
+	device_text(c->out, res);
+	discovery_text(c->out, res);
+	if (!res_get(res, "properties")) {
+		fprintf(c->out, "TPer properties:  unavailable (%s)\n", res_str(res, "properties_error"));
+		return;
+	}
+	props_text(c->out, "TPer properties:", res_get(res, "properties"));
+	if (host)
+		props_text(c->out, "host properties (as the TPer uses them):", host);
+}
+
+/* Every configured range, read in the Admin1 session s, into "ranges". */
 static int status_ranges(struct ctx *c, struct opal_session *s)
 {
-	json_object *jr = c->json ? json_object_new_array() : NULL;
+	json_object *jr = json_object_new_array();
 	int rc = 0;
 
-	if (!c->json)
-		fprintf(c->out, "ranges:\n");
+	/* In the result before the first read: a failure shows the ranges read. */
+	json_object_object_add(c->jout, "ranges", jr);
 	for (unsigned n = 0; n <= OPALCTL_RANGES; n++) {
 		struct opal_range r;
+		json_object *o;
 
 		rc = opal_range_read(s, n, &r);
 		if (rc == OPAL_ST_INVALID_PARAMETER && n > 0) {
 			rc = 0;
 			break;	/* fewer ranges than 8 */
 		}
-		if (rc) {
-			json_object_put(jr);
+		if (rc)
 			return fail_opal(c, "status: reading the locking ranges", rc, NULL, NULL);
-		}
 		if (n > 0 && !r.length)
 			continue;
-		if (c->json) {
-			json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "range", json_object_new_int((int)n));
-			json_object_object_add(o, "start", json_object_new_int64((int64_t)r.start));
-			json_object_object_add(o, "length", json_object_new_int64((int64_t)r.length));
-			json_object_object_add(o, "read_lock_enabled", jbool(r.read_lock_enabled));
-			json_object_object_add(o, "write_lock_enabled", jbool(r.write_lock_enabled));
-			json_object_object_add(o, "read_locked", jbool(r.read_locked));
-			json_object_object_add(o, "write_locked", jbool(r.write_locked));
-			json_object_object_add(o, "lock_on_reset", jbool(r.lock_on_reset));
-			json_object_array_add(jr, o);
-		} else if (n == 0) {
-			fprintf(c->out, "  global           RLE=%d WLE=%d read-locked=%d write-locked=%d lock-on-reset=%d\n",
-				r.read_lock_enabled, r.write_lock_enabled, r.read_locked,
-				r.write_locked, r.lock_on_reset);
-		} else {
-			fprintf(c->out, "  range %u: LBA %" PRIu64 "+%" PRIu64 " RLE=%d WLE=%d read-locked=%d write-locked=%d lock-on-reset=%d\n",
-				n, r.start, r.length, r.read_lock_enabled, r.write_lock_enabled,
-				r.read_locked, r.write_locked, r.lock_on_reset);
-		}
+		o = json_object_new_object();
+		json_object_object_add(o, "range", json_object_new_int((int)n));
+		json_object_object_add(o, "start", json_object_new_int64((int64_t)r.start));
+		json_object_object_add(o, "length", json_object_new_int64((int64_t)r.length));
+		json_object_object_add(o, "read_lock_enabled", jbool(r.read_lock_enabled));
+		json_object_object_add(o, "write_lock_enabled", jbool(r.write_lock_enabled));
+		json_object_object_add(o, "read_locked", jbool(r.read_locked));
+		json_object_object_add(o, "write_locked", jbool(r.write_locked));
+		json_object_object_add(o, "lock_on_reset", jbool(r.lock_on_reset));
+		json_object_array_add(jr, o);
 	}
-	if (jr)
-		json_object_object_add(c->jout, "ranges", jr);
 	return 0;
 }
 
@@ -433,12 +494,10 @@ static void status_tries(struct ctx *c, bool have, uint64_t tries, uint64_t limi
 {
 	if (!have || !limit)
 		return;
-	if (c->json)
-		json_object_object_add(c->jout, "tries_left",
-				       json_object_new_int64((int64_t)(limit - tries)));
-	else
-		fprintf(c->out, "tries left:       %" PRIu64 " of %" PRIu64 " (%s)\n", limit - tries,
-			limit, admin1 ? "Admin1" : "SID");
+	json_object_object_add(c->jout, "tries_left", json_object_new_int64((int64_t)(limit - tries)));
+	json_object_object_add(c->jout, "tries_limit", json_object_new_int64((int64_t)limit));
+	json_object_object_add(c->jout, "tries_authority",
+			       json_object_new_string(admin1 ? "Admin1" : "SID"));
 }
 
 static int cmd_status(struct ctx *c)
@@ -459,19 +518,12 @@ static int cmd_status(struct ctx *c)
 				      lc == OPAL_LIFECYCLE_MANUFACTURED ? &OPAL_UID_LOCKINGSP : &OPAL_UID_ADMINSP,
 				      lc == OPAL_LIFECYCLE_MANUFACTURED ? &a1 : &OPAL_UID_C_PIN_SID,
 				      &tries, &limit);
-	if (c->json) {
-		json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
-		discovery_json(c->jout, &d);
-		if (have_lc)
-			json_object_object_add(c->jout, "locking_sp",
-					       json_object_new_string(lc == OPAL_LIFECYCLE_MANUFACTURED ? "active" : "inactive"));
-	} else {
-		fprintf(c->out, "device:           %s (%s)\n", c->devpath, c->dev->transport);
-		discovery_text(c->out, &d);
-		if (have_lc)
-			fprintf(c->out, "Locking SP:       %s\n",
-				lc == OPAL_LIFECYCLE_MANUFACTURED ? "active" : "inactive (not set up)");
-	}
+	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
+	json_object_object_add(c->jout, "transport", json_object_new_string(c->dev->transport));
+	discovery_json(c->jout, &d);
+	if (have_lc)
+		json_object_object_add(c->jout, "locking_sp",
+				       json_object_new_string(lc == OPAL_LIFECYCLE_MANUFACTURED ? "active" : "inactive"));
 	if (!c->keyfile || lc != OPAL_LIFECYCLE_MANUFACTURED) {
 		status_tries(c, have_tries, tries, limit, lc == OPAL_LIFECYCLE_MANUFACTURED);
 		return 0;
@@ -500,19 +552,54 @@ static int cmd_status(struct ctx *c)
 			struct opal_mbr_state m;
 
 			rc = opal_mbr_read(s, &m);
-			if (!rc && c->json) {
+			if (!rc) {
 				json_object_object_add(c->jout, "mbr_control_enable", jbool(m.enable));
 				json_object_object_add(c->jout, "mbr_control_done", jbool(m.done));
-			} else if (!rc) {
-				fprintf(c->out, "MBRControl:       enable=%s done=%s\n",
-					m.enable ? "yes" : "no", m.done ? "yes" : "no");
-			}
-			if (rc)
+			} else {
 				rc = fail_opal(c, "status: reading MBRControl", rc, NULL, NULL);
+			}
 		}
 		opal_end_session(s);
 	}
 	return rc;
+}
+
+/* Also what status found before it failed: nothing when discovery did. */
+static void text_status(struct ctx *c, json_object *res)
+{
+	json_object *ranges = res_get(res, "ranges");
+
+	if (!res_get(res, "device"))
+		return;
+	device_text(c->out, res);
+	discovery_text(c->out, res);
+	if (res_get(res, "locking_sp"))
+		fprintf(c->out, "Locking SP:       %s\n", !strcmp(res_str(res, "locking_sp"), "active") ?
+			"active" : "inactive (not set up)");
+	if (res_get(res, "tries_left"))
+		fprintf(c->out, "tries left:       %" PRId64 " of %" PRId64 " (%s)\n",
+			res_int(res, "tries_left"), res_int(res, "tries_limit"),
+			res_str(res, "tries_authority"));
+	if (ranges)
+		fprintf(c->out, "ranges:\n");
+	for (size_t i = 0; i < res_count(ranges); i++) {
+		json_object *r = json_object_array_get_idx(ranges, i);
+		int64_t n = res_int(r, "range");
+
+		if (n == 0)
+			fprintf(c->out, "  global           ");
+		else
+			fprintf(c->out, "  range %" PRId64 ": LBA %" PRIu64 "+%" PRIu64 " ", n,
+				(uint64_t)res_int(r, "start"), (uint64_t)res_int(r, "length"));
+		fprintf(c->out, "RLE=%d WLE=%d read-locked=%d write-locked=%d lock-on-reset=%d\n",
+			res_bool(r, "read_lock_enabled"), res_bool(r, "write_lock_enabled"),
+			res_bool(r, "read_locked"), res_bool(r, "write_locked"),
+			res_bool(r, "lock_on_reset"));
+	}
+	if (res_get(res, "mbr_control_enable"))
+		fprintf(c->out, "MBRControl:       enable=%s done=%s\n",
+			yes_no(res_bool(res, "mbr_control_enable")),
+			yes_no(res_bool(res, "mbr_control_done")));
 }
 
 /*
@@ -670,31 +757,38 @@ static int cmd_setup(struct ctx *c)
 	secret_free(key);
 	if (rc)
 		return fail_opal(c, "setup: disabling the shadow MBR", rc, NULL, NULL);
-	if (c->json) {
-		json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
-		json_object_object_add(c->jout, "range", json_object_new_int((int)r.n));
-		json_object_object_add(c->jout, "locking_sp", json_object_new_string("active"));
-		json_object_object_add(c->jout, "lock_on_reset", have_back ? jbool(back.lock_on_reset) : NULL);
-		json_object_object_add(c->jout, "mbr_enabled", jbool(false));
-		if (c->sum)
-			json_object_object_add(c->jout, "single_user_mode_owner",
-					       json_object_new_int((int)r.n + 1));
-	} else {
-		char lor[64];
-
-		if (c->sum)
-			fprintf(c->out, "%s: Single User Mode: range %u belongs to User%u (the --new-keyfile key); Admin1 cannot lock or unlock it\n",
-				c->devpath, r.n, r.n + 1);
-		snprintf(lor, sizeof(lor), "%s", !have_back ? "lock-on-reset not read back" :
-			 back.lock_on_reset ? "locks at power-off" : "does NOT lock at power-off");
-		if (r.n)
-			fprintf(c->out, "%s: Locking SP active; range %u (LBA %" PRIu64 "+%" PRIu64 ") read/write locking enabled, %s; shadow MBR disabled\n",
-				c->devpath, r.n, r.start, r.length, lor);
-		else
-			fprintf(c->out, "%s: Locking SP active; global range read/write locking enabled, %s; shadow MBR disabled\n",
-				c->devpath, lor);
+	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
+	json_object_object_add(c->jout, "range", json_object_new_int((int)r.n));
+	json_object_object_add(c->jout, "locking_sp", json_object_new_string("active"));
+	json_object_object_add(c->jout, "lock_on_reset", have_back ? jbool(back.lock_on_reset) : NULL);
+	json_object_object_add(c->jout, "mbr_enabled", jbool(false));
+	if (c->sum)
+		json_object_object_add(c->jout, "single_user_mode_owner",
+				       json_object_new_int((int)r.n + 1));
+	if (r.n) {
+		json_object_object_add(c->jout, "start", json_object_new_int64((int64_t)r.start));
+		json_object_object_add(c->jout, "length", json_object_new_int64((int64_t)r.length));
 	}
 	return 0;
+}
+
+static void text_setup(struct ctx *c, json_object *res)
+{
+	const char *dev = res_str(res, "device");
+	int64_t n = res_int(res, "range");
+	const char *lor = !res_get(res, "lock_on_reset") ? "lock-on-reset not read back" :
+			  res_bool(res, "lock_on_reset") ? "locks at power-off" :
+			  "does NOT lock at power-off";
+
+	if (res_get(res, "single_user_mode_owner"))
+		fprintf(c->out, "%s: Single User Mode: range %" PRId64 " belongs to User%" PRId64 " (the --new-keyfile key); Admin1 cannot lock or unlock it\n",
+			dev, n, res_int(res, "single_user_mode_owner"));
+	if (n)
+		fprintf(c->out, "%s: Locking SP active; range %" PRId64 " (LBA %" PRIu64 "+%" PRIu64 ") read/write locking enabled, %s; shadow MBR disabled\n",
+			dev, n, (uint64_t)res_int(res, "start"), (uint64_t)res_int(res, "length"), lor);
+	else
+		fprintf(c->out, "%s: Locking SP active; global range read/write locking enabled, %s; shadow MBR disabled\n",
+			dev, lor);
 }
 
 /* The disks behind a controller: namespaces whose subsystem is the controller's. */
@@ -814,7 +908,7 @@ static void mbr_done_after_unlock(struct ctx *c, const struct opal_key *k)
 		fprintf(c->err, "opalctl: shadow MBR Done set\n");
 }
 
-int opalctl_lock_unlock(struct ctx *c, const struct opal_key *key, bool unlock)
+int opalctl_lock_unlock(struct ctx *c, const struct opal_key *key, bool unlock, json_object *res)
 {
 	struct opal_key k = *key;
 	enum opal_lock_state st = !unlock ? OPAL_LOCKED :
@@ -853,20 +947,39 @@ int opalctl_lock_unlock(struct ctx *c, const struct opal_key *key, bool unlock)
 	}
 	if (unlock)
 		reread_partitions(c, c->devpath);
-	if (c->json) {
-		json_object_object_add(c->jout, "range", json_object_new_int((int)range));
-		json_object_object_add(c->jout, "state", json_object_new_string(
-			st == OPAL_LOCKED ? "locked" : st == OPAL_UNLOCKED_RO ? "read-only" : "read-write"));
-		if (!unlock)
-			json_object_object_add(c->jout, "verified", jbool(have_r));
-		if (be->ops->can_save)
-			json_object_object_add(c->jout, "saved_for_resume", jbool(c->save || !unlock));
-	} else {
-		fprintf(c->out, "%s: range %u %s%s\n", c->devpath, range,
-			st == OPAL_LOCKED ? "locked" : st == OPAL_UNLOCKED_RO ? "unlocked read-only" :
-			"unlocked", !unlock && have_r ? " (verified)" : "");
-	}
+	json_object_object_add(res, "range", json_object_new_int((int)range));
+	json_object_object_add(res, "state", json_object_new_string(
+		st == OPAL_LOCKED ? "locked" : st == OPAL_UNLOCKED_RO ? "read-only" : "read-write"));
+	if (!unlock)
+		json_object_object_add(res, "verified", jbool(have_r));
+	if (be->ops->can_save)
+		json_object_object_add(res, "saved_for_resume", jbool(c->save || !unlock));
+	json_object_object_add(res, "device", json_object_new_string(c->devpath));
 	return 0;
+}
+
+/* One range's line, from what opalctl_lock_unlock put into res. */
+static void lock_unlock_line(FILE *o, json_object *res)
+{
+	const char *st = res_str(res, "state");
+
+	fprintf(o, "%s: range %" PRId64 " %s%s\n", res_str(res, "device"), res_int(res, "range"),
+		!strcmp(st, "locked") ? "locked" : !strcmp(st, "read-only") ? "unlocked read-only" :
+		"unlocked", res_bool(res, "verified") ? " (verified)" : "");
+}
+
+/* One range, or with --all the ranges done ("ranges"), a line each. */
+static void text_lock_unlock(struct ctx *c, json_object *res)
+{
+	json_object *ranges = res_get(res, "ranges");
+
+	if (!ranges) {
+		if (res_get(res, "state"))
+			lock_unlock_line(c->out, res);
+		return;
+	}
+	for (size_t i = 0; i < res_count(ranges); i++)
+		lock_unlock_line(c->out, json_object_array_get_idx(ranges, i));
 }
 
 static int cmd_change_key(struct ctx *c)
@@ -912,11 +1025,14 @@ static int cmd_change_key(struct ctx *c)
 	secret_free(nkey);
 	if (rc)
 		return rc;
-	if (c->json)
-		json_object_object_add(c->jout, "changed", json_object_new_string(who));
-	else
-		fprintf(c->out, "%s: key changed (%s)\n", c->devpath, who);
+	json_object_object_add(c->jout, "changed", json_object_new_string(who));
+	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
 	return 0;
+}
+
+static void text_change_key(struct ctx *c, json_object *res)
+{
+	fprintf(c->out, "%s: key changed (%s)\n", res_str(res, "device"), res_str(res, "changed"));
 }
 
 /*
@@ -1039,18 +1155,23 @@ static int cmd_mbr(struct ctx *c)
 
 		return fail_opal(c, "mbr: setting MBRControl", rc, &OPAL_UID_LOCKINGSP, &ca1);
 	}
-	if (c->json) {
-		if (c->mbr_enable >= 0)
-			json_object_object_add(c->jout, "enable", jbool(c->mbr_enable));
-		if (c->mbr_done >= 0)
-			json_object_object_add(c->jout, "done", jbool(c->mbr_done));
-	} else {
-		fprintf(c->out, "%s: shadow MBR%s%s%s\n", c->devpath,
-			c->mbr_file ? " written" : "",
-			c->mbr_enable < 0 ? "" : c->mbr_enable ? " enabled" : " disabled",
-			c->mbr_done < 0 ? "" : c->mbr_done ? " done" : " not done");
-	}
+	if (c->mbr_enable >= 0)
+		json_object_object_add(c->jout, "enable", jbool(c->mbr_enable));
+	if (c->mbr_done >= 0)
+		json_object_object_add(c->jout, "done", jbool(c->mbr_done));
+	json_object_object_add(c->jout, "written", jbool(c->mbr_file != NULL));
+	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
 	return 0;
+}
+
+static void text_mbr(struct ctx *c, json_object *res)
+{
+	json_object *enable = res_get(res, "enable"), *done = res_get(res, "done");
+
+	fprintf(c->out, "%s: shadow MBR%s%s%s\n", res_str(res, "device"),
+		res_bool(res, "written") ? " written" : "",
+		!enable ? "" : json_object_get_boolean(enable) ? " enabled" : " disabled",
+		!done ? "" : json_object_get_boolean(done) ? " done" : " not done");
 }
 
 /*
@@ -1078,14 +1199,16 @@ static int cmd_range_disable(struct ctx *c)
 	secret_free(key);
 	if (rc)
 		return fail_opal(c, "range-disable", rc, &OPAL_UID_LOCKINGSP, &ca1);
-	if (c->json) {
-		json_object_object_add(c->jout, "range", json_object_new_int(c->range));
-		json_object_object_add(c->jout, "locking", jbool(false));
-	} else {
-		fprintf(c->out, "%s: range %d: locking off, unlocked (LBAs and data kept)\n", c->devpath,
-			c->range);
-	}
+	json_object_object_add(c->jout, "range", json_object_new_int(c->range));
+	json_object_object_add(c->jout, "locking", jbool(false));
+	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
 	return 0;
+}
+
+static void text_range_disable(struct ctx *c, json_object *res)
+{
+	fprintf(c->out, "%s: range %" PRId64 ": locking off, unlocked (LBAs and data kept)\n",
+		res_str(res, "device"), res_int(res, "range"));
 }
 
 static int cmd_erase_range(struct ctx *c)
@@ -1110,11 +1233,15 @@ static int cmd_erase_range(struct ctx *c)
 
 		return fail_opal(c, "erase-range: GenKey", rc, &OPAL_UID_LOCKINGSP, &ca1);
 	}
-	if (c->json)
-		json_object_object_add(c->jout, "erased_range", json_object_new_int(c->range));
-	else
-		fprintf(c->out, "%s: range %d crypto-erased (new media key)\n", c->devpath, c->range);
+	json_object_object_add(c->jout, "erased_range", json_object_new_int(c->range));
+	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
 	return 0;
+}
+
+static void text_erase_range(struct ctx *c, json_object *res)
+{
+	fprintf(c->out, "%s: range %" PRId64 " crypto-erased (new media key)\n",
+		res_str(res, "device"), res_int(res, "erased_range"));
 }
 
 static int cmd_revert(struct ctx *c, bool psid)
@@ -1152,13 +1279,9 @@ static int cmd_revert(struct ctx *c, bool psid)
 			return fail_opal(c, "revert --keep-data: RevertSP as Admin1", rc,
 					 &OPAL_UID_LOCKINGSP, &ca1);
 		}
-		if (c->json) {
-			json_object_object_add(c->jout, "reverted", json_object_new_string("locking-sp"));
-			json_object_object_add(c->jout, "global_range_kept", jbool(true));
-		} else {
-			fprintf(c->out, "%s: Locking SP reverted (locking off); the global range's data kept\n",
-				c->devpath);
-		}
+		json_object_object_add(c->jout, "reverted", json_object_new_string("locking-sp"));
+		json_object_object_add(c->jout, "global_range_kept", jbool(true));
+		json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
 		return 0;
 	}
 	if (psid && !c->psid_file)
@@ -1183,17 +1306,27 @@ static int cmd_revert(struct ctx *c, bool psid)
 	if (rc)
 		return fail_opal(c, psid ? "psid-revert" : "revert as SID", rc, &OPAL_UID_ADMINSP,
 				 psid ? &OPAL_UID_C_PIN_PSID : &OPAL_UID_C_PIN_SID);
-	if (c->json) {
-		json_object_object_add(c->jout, "reverted", jbool(true));
-		json_object_object_add(c->jout, "data_erased",
-				       lc ? jbool(lc == OPAL_LIFECYCLE_MANUFACTURED) : NULL);
-	} else {
-		fprintf(c->out, "%s: reverted to factory state; %s\n", c->devpath,
-			lc == OPAL_LIFECYCLE_MANUFACTURED ? "all data erased" :
-			lc ? "the Locking SP was not active, so the data was left as it was" :
-			"all data erased if the Locking SP was active");
-	}
+	json_object_object_add(c->jout, "reverted", jbool(true));
+	json_object_object_add(c->jout, "data_erased",
+			       lc ? jbool(lc == OPAL_LIFECYCLE_MANUFACTURED) : NULL);
+	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
 	return 0;
+}
+
+/* "reverted": "locking-sp" (--keep-data) or true (all); "data_erased": null when unknown. */
+static void text_revert(struct ctx *c, json_object *res)
+{
+	json_object *erased = res_get(res, "data_erased");
+	const char *dev = res_str(res, "device");
+
+	if (json_object_is_type(res_get(res, "reverted"), json_type_string))
+		fprintf(c->out, "%s: Locking SP reverted (locking off); the global range's data kept\n",
+			dev);
+	else
+		fprintf(c->out, "%s: reverted to factory state; %s\n", dev,
+			!erased ? "all data erased if the Locking SP was active" :
+			json_object_get_boolean(erased) ? "all data erased" :
+			"the Locking SP was not active, so the data was left as it was");
 }
 
 static int cmd_keygen(struct ctx *c)
@@ -1218,29 +1351,33 @@ static int cmd_keygen(struct ctx *c)
 	secret_free(s);
 	if (rc)
 		return rc;
-	if (c->json)
-		json_object_object_add(c->jout, "keyfile", json_object_new_string(c->devpath));
-	else
-		fprintf(c->out, "%s: %d random bytes written\n", c->devpath, KEYGEN_BYTES);
+	json_object_object_add(c->jout, "keyfile", json_object_new_string(c->devpath));
+	json_object_object_add(c->jout, "bytes", json_object_new_int(KEYGEN_BYTES));
 	return 0;
+}
+
+static void text_keygen(struct ctx *c, json_object *res)
+{
+	fprintf(c->out, "%s: %" PRId64 " random bytes written\n", res_str(res, "keyfile"),
+		res_int(res, "bytes"));
 }
 
 static int cmd_scan(struct ctx *c)
 {
 	DIR *d = opendir("/sys/class/block");
 	struct dirent *e;
-	json_object *arr = json_object_new_array();
-	unsigned found = 0;
+	json_object *arr;
 
-	if (!d) {
-		json_object_put(arr);
+	if (!d)
 		return fail(c, EXIT_DEVICE, "scan: cannot list /sys/class/block: %s", strerror(errno));
-	}
+	arr = json_object_new_array();
+	json_object_object_add(c->jout, "devices", arr);
 	while ((e = readdir(d))) {
 		char path[300], part[300];
 		struct opalctl_dev *dev;
 		struct opal_discovery disc;
 		const char *ssc = NULL;
+		json_object *o;
 		int rc;
 
 		if (strncmp(e->d_name, "sd", 2) && strncmp(e->d_name, "nvme", 4))
@@ -1257,35 +1394,39 @@ static int cmd_scan(struct ctx *c)
 			rc = dev->be.ops->discovery(&dev->be, &disc);
 		if (!rc)
 			ssc = opal_discovery_ssc(&disc);
-		found++;
-		if (c->json) {
-			json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "device", json_object_new_string(path));
-			json_object_object_add(o, "opal", jbool(!rc && ssc));
-			if (!rc)
-				discovery_json(o, &disc);
-			else
-				json_object_object_add(o, "error", json_object_new_string(opal_strerror(rc)));
-			json_object_array_add(arr, o);
-		} else {
-			fprintf(c->out, "%-16s %s", path, rc ? opal_strerror(rc) : ssc ? ssc : "no Opal SSC");
-			if (!rc && ssc)
-				fprintf(c->out, ", locking %s%s", disc.locking_flags & OPAL_LF_ENABLED ? "enabled" : "disabled",
-					disc.locking_flags & OPAL_LF_LOCKED ? ", locked" : "");
-			fprintf(c->out, "\n");
-		}
+		o = json_object_new_object();
+		json_object_object_add(o, "device", json_object_new_string(path));
+		json_object_object_add(o, "opal", jbool(!rc && ssc));
+		if (!rc)
+			discovery_json(o, &disc);
+		else
+			json_object_object_add(o, "error", json_object_new_string(opal_strerror(rc)));
+		json_object_array_add(arr, o);
 		if (dev)
 			opalctl_dev_close(dev);
 	}
 	closedir(d);
-	if (c->json)
-		json_object_object_add(c->jout, "devices", arr);
-	else
-		json_object_put(arr);
-	if (!found && !c->json)
-		fprintf(c->out, "no SCSI/ATA or NVMe disks found\n");
 	return 0;
+}
+
+static void text_scan(struct ctx *c, json_object *res)
+{
+	json_object *arr = res_get(res, "devices");
+	size_t n = res_count(arr);
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(arr, i);
+
+		fprintf(c->out, "%-16s %s", res_str(o, "device"),
+			res_get(o, "error") ? res_str(o, "error") :
+			res_get(o, "ssc") ? res_str(o, "ssc") : "no Opal SSC");
+		if (res_bool(o, "opal"))
+			fprintf(c->out, ", locking %s%s", res_bool(o, "locking_enabled") ? "enabled" : "disabled",
+				res_bool(o, "locked") ? ", locked" : "");
+		fprintf(c->out, "\n");
+	}
+	if (!n)
+		fprintf(c->out, "no SCSI/ATA or NVMe disks found\n");
 }
 
 /*
@@ -1346,20 +1487,24 @@ static int cmd_lock_unlock(struct ctx *c, bool unlock)
 		return rc;
 	k = key_of(key);
 	if (!c->all) {
-		rc = opalctl_lock_unlock(c, &k, unlock);
+		rc = opalctl_lock_unlock(c, &k, unlock, c->jout);
 	} else {
-		json_object *arr = json_object_new_array(), *saved = c->jout;
+		json_object *arr = json_object_new_array();
 
+		/* A range that fails leaves the ones done before it in the result. */
+		json_object_object_add(c->jout, "ranges", arr);
 		rc = lockable_ranges(c, &k, list, &n);
 		for (unsigned i = 0; !rc && i < n; i++) {
+			json_object *o = json_object_new_object();
+
 			c->range = (int)list[i];
-			c->jout = json_object_new_object();
-			rc = opalctl_lock_unlock(c, &k, unlock);
-			json_object_array_add(arr, c->jout);
+			rc = opalctl_lock_unlock(c, &k, unlock, o);
+			if (rc)
+				json_object_put(o);
+			else
+				json_object_array_add(arr, o);
 		}
-		c->jout = saved;
 		c->range = -1;
-		json_object_object_add(c->jout, "ranges", arr);
 	}
 	secret_free(key);
 	return rc;
@@ -1388,58 +1533,66 @@ static int cmd_revert_psid(struct ctx *c)
 /* ----------------------------------------------------------- arguments */
 
 static const struct opalctl_cmd commands[] = {
-	{ "scan", cmd_scan, 0, "", "list disks and their Opal support" },
-	{ "discover", cmd_discover, CMD_NEEDS_DEV, "DEV", "Level 0 Discovery features and properties" },
-	{ "status", cmd_status, CMD_NEEDS_DEV, "DEV [--keyfile F]",
+	{ "scan", cmd_scan, text_scan, 0, "", "list disks and their Opal support" },
+	{ "discover", cmd_discover, text_discover, CMD_NEEDS_DEV, "DEV",
+	  "Level 0 Discovery features and properties" },
+	{ "status", cmd_status, text_status, CMD_NEEDS_DEV | CMD_TEXT_ON_FAIL, "DEV [--keyfile F]",
 	  "locking state; ranges and MBR with the Admin1 key" },
-	{ "msid", cmd_msid, CMD_NEEDS_DEV | CMD_PROTOCOL, "DEV",
+	{ "msid", cmd_msid, text_msid, CMD_NEEDS_DEV | CMD_PROTOCOL, "DEV",
 	  "print the MSID (the factory SID PIN; public)" },
-	{ "setup", cmd_setup, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
+	{ "setup", cmd_setup, text_setup, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
 	  "DEV --keyfile F [--global | --range N --start LBA --length N] [--sum --new-keyfile F]",
 	  "take ownership, activate, enable locking" },
-	{ "unlock", cmd_unlock, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
+	{ "unlock", cmd_unlock, text_lock_unlock,
+	  CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL | CMD_TEXT_ON_FAIL,
 	  "DEV --keyfile F [--range N] [--all] [--read-only] [--user N] [--save] [--keep-mbr]",
 	  "unlock a range (sets MBR Done, re-reads partitions)" },
-	{ "lock", cmd_lock, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
+	{ "lock", cmd_lock, text_lock_unlock,
+	  CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL | CMD_TEXT_ON_FAIL,
 	  "DEV --keyfile F [--range N] [--all] [--user N]", "lock a range and check it locked" },
-	{ "unlock-all", cmd_unlock_all, CMD_NO_OPEN,
+	{ "unlock-all", cmd_unlock_all, text_unlock_all, CMD_NO_OPEN | CMD_TEXT_ONLY,
 	  "[--table F] [--name N]... [--deadline S] [--prompt-timeout S] [--no-prompt] [--askpass P]",
 	  "unlock every entry of the unlock table (boot)" },
-	{ "change-key", cmd_change_key, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
+	{ "change-key", cmd_change_key, text_change_key, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
 	  "DEV --keyfile F --new-keyfile F [--who sid|admin1|both]", "change the SID/Admin1 key" },
-	{ "user-enable", cmd_user_enable, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
+	{ "user-enable", cmd_user_enable, text_user, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
 	  "DEV --keyfile F --user N", "enable authority UserN (Admin1 key)" },
-	{ "user-disable", cmd_user_disable, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
+	{ "user-disable", cmd_user_disable, text_user, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
 	  "DEV --keyfile F --user N", "disable authority UserN" },
-	{ "user-key", cmd_user_key, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
+	{ "user-key", cmd_user_key, text_user, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
 	  "DEV --keyfile F --user N --new-keyfile F", "set UserN's key as Admin1" },
-	{ "grant", cmd_grant, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
+	{ "grant", cmd_grant, text_grant_revoke, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
 	  "DEV --keyfile F --user N --range N [--read-only]",
 	  "let UserN lock and unlock a range (keeps the others)" },
-	{ "revoke", cmd_revoke, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
+	{ "revoke", cmd_revoke, text_grant_revoke, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
 	  "DEV --keyfile F --user N --range N", "take a range's lock control from UserN" },
-	{ "access", cmd_access, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL, "DEV --keyfile F",
+	{ "access", cmd_access, text_access, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
+	  "DEV --keyfile F",
 	  "who may lock and unlock each range" },
-	{ "bind", cmd_bind, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
+	{ "bind", cmd_bind, text_bind, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
 	  "DEV --keyfile F [--range N] --pin tang|tpm2|sss --config JSON [--jwe F]",
 	  "new key slot: a user with a random key sealed by clevis" },
-	{ "unbind", cmd_unbind, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
+	{ "unbind", cmd_unbind, text_unbind, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
 	  "DEV --keyfile F --slot N [--jwe F]", "remove a key slot" },
-	{ "slots", cmd_slots, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL, "DEV --keyfile F",
+	{ "slots", cmd_slots, text_slots, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
+	  "DEV --keyfile F",
 	  "key slots: users, their ranges and sealed keys" },
-	{ "mbr", cmd_mbr, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
+	{ "mbr", cmd_mbr, text_mbr, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
 	  "DEV --keyfile F [--enable|--disable] [--done|--not-done] [--write IMG]",
 	  "shadow MBR control" },
-	{ "range-disable", cmd_range_disable, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
+	{ "range-disable", cmd_range_disable, text_range_disable,
+	  CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
 	  "DEV --keyfile F --range N", "turn a range's locking off (unlocks it for good)" },
-	{ "erase-range", cmd_erase_range, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
+	{ "erase-range", cmd_erase_range, text_erase_range,
+	  CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
 	  "DEV --keyfile F --range N --yes-destroy-data", "crypto-erase a range" },
-	{ "revert", cmd_revert_sid, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
+	{ "revert", cmd_revert_sid, text_revert, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
 	  "DEV --keyfile F [--keep-data] --yes-destroy-data",
 	  "back to factory state as SID (erases all), or only the Locking SP" },
-	{ "psid-revert", cmd_revert_psid, CMD_NEEDS_DEV | CMD_KERNEL,
+	{ "psid-revert", cmd_revert_psid, text_revert, CMD_NEEDS_DEV | CMD_KERNEL,
 	  "DEV --psid-file F --yes-destroy-data", "back to factory state with the PSID" },
-	{ "keygen", cmd_keygen, CMD_NEEDS_DEV | CMD_NO_OPEN, "FILE", "write a random 32-byte key" },
+	{ "keygen", cmd_keygen, text_keygen, CMD_NEEDS_DEV | CMD_NO_OPEN, "FILE",
+	  "write a random 32-byte key" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -1701,7 +1854,10 @@ int opalctl_run(int argc, char **argv, FILE *in, FILE *out, FILE *err)
 	if ((cmd->flags & CMD_PROTOCOL) && !strcmp(c.transport, "ioctl"))
 		return fail(&c, EXIT_UNSUPPORTED, "%s: the kernel's sed-opal has no such operation: use --transport auto, nvme or scsi",
 			    c.cmd);
+	if ((cmd->flags & CMD_TEXT_ONLY) && c.json)
+		return fail(&c, EXIT_USAGE, "%s: prints one line per entry; no --json", c.cmd);
 	c.jout = json_object_new_object();
+	c.command = cmd;
 	if (!(cmd->flags & CMD_NEEDS_DEV) || (cmd->flags & CMD_NO_OPEN)) {
 		rc = cmd->run(&c);
 	} else {
@@ -1735,7 +1891,9 @@ int opalctl_run(int argc, char **argv, FILE *in, FILE *out, FILE *err)
 		}
 	}
 	if (!rc)
-		emit_json(&c);
+		emit_result(&c);
+	else
+		emit_partial(&c);	/* when no fail() did */
 	json_object_put(c.jout);
 	return rc;
 }

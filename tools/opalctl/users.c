@@ -58,12 +58,15 @@ static int admin_close(struct ctx *c, struct secret *key, struct opal_session *s
 
 static void user_result(struct ctx *c, const char *state)
 {
-	if (c->json) {
-		json_object_object_add(c->jout, "user", json_object_new_int(c->user));
-		json_object_object_add(c->jout, "state", json_object_new_string(state));
-	} else {
-		fprintf(c->out, "%s: User%d %s\n", c->devpath, c->user, state);
-	}
+	json_object_object_add(c->jout, "user", json_object_new_int(c->user));
+	json_object_object_add(c->jout, "state", json_object_new_string(state));
+	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
+}
+
+void text_user(struct ctx *c, json_object *res)
+{
+	fprintf(c->out, "%s: User%" PRId64 " %s\n", res_str(res, "device"), res_int(res, "user"),
+		res_str(res, "state"));
 }
 
 static int user_enabled(struct ctx *c, bool enable)
@@ -167,17 +170,22 @@ static int grant_revoke(struct ctx *c, bool grant)
 			 "revoke: writing the range's ACEs");
 	if (rc)
 		return rc;
-	if (c->json) {
-		json_object_object_add(c->jout, "user", json_object_new_int(c->user));
-		json_object_object_add(c->jout, "range", json_object_new_int(c->range));
-		json_object_object_add(c->jout, "read", jbool(grant));
-		json_object_object_add(c->jout, "write", jbool(grant && !c->read_only));
-	} else {
-		fprintf(c->out, "%s: User%d %s range %d%s\n", c->devpath, c->user,
-			grant ? "may lock and unlock" : "no longer controls", c->range,
-			grant && c->read_only ? " (reading only)" : "");
-	}
+	json_object_object_add(c->jout, "user", json_object_new_int(c->user));
+	json_object_object_add(c->jout, "range", json_object_new_int(c->range));
+	json_object_object_add(c->jout, "read", jbool(grant));
+	json_object_object_add(c->jout, "write", jbool(grant && !c->read_only));
+	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
 	return 0;
+}
+
+/* A grant gives read lock control at least; a revoke takes both. */
+void text_grant_revoke(struct ctx *c, json_object *res)
+{
+	bool read = res_bool(res, "read");
+
+	fprintf(c->out, "%s: User%" PRId64 " %s range %" PRId64 "%s\n", res_str(res, "device"),
+		res_int(res, "user"), read ? "may lock and unlock" : "no longer controls",
+		res_int(res, "range"), read && !res_bool(res, "write") ? " (reading only)" : "");
 }
 
 int cmd_grant(struct ctx *c)
@@ -225,15 +233,15 @@ static json_object *ace_json(const struct opal_ace *a)
 	return j;
 }
 
-static void ace_text(FILE *o, const struct opal_ace *a)
+/* What ace_json made: the authorities' names. */
+static void ace_text(FILE *o, json_object *names)
 {
-	char name[24];
+	size_t n = res_count(names);
 
-	for (size_t i = 0; i < a->n; i++) {
-		authority_name(&a->auth[i], name, sizeof(name));
-		fprintf(o, "%s%s", i ? " " : "", name);
-	}
-	if (!a->n)
+	for (size_t i = 0; i < n; i++)
+		fprintf(o, "%s%s", i ? " " : "",
+			json_object_get_string(json_object_array_get_idx(names, i)));
+	if (!n)
 		fputs("(nobody)", o);
 }
 
@@ -275,7 +283,7 @@ int cmd_access(struct ctx *c)
 	struct opalctl_access *acc = calloc(1, sizeof(*acc));
 	struct secret *key;
 	struct opal_session *s;
-	json_object *jr;
+	json_object *jr, *ju;
 	int rc;
 
 	if (!acc)
@@ -293,42 +301,44 @@ int cmd_access(struct ctx *c)
 	jr = json_object_new_array();
 	for (unsigned n = 0; n < acc->nranges; n++) {
 		const struct opalctl_range_acl *r = &acc->range[n];
+		json_object *o;
 
 		if (!r->configured)
 			continue;
-		if (c->json) {
-			json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "range", json_object_new_int((int)n));
-			json_object_object_add(o, "read_lock", ace_json(&r->ace.rdlocked));
-			json_object_object_add(o, "write_lock", ace_json(&r->ace.wrlocked));
-			json_object_array_add(jr, o);
-		} else {
-			fprintf(c->out, "range %u%s:\n  read lock:  ", n, n ? "" : " (global)");
-			ace_text(c->out, &r->ace.rdlocked);
-			fprintf(c->out, "\n  write lock: ");
-			ace_text(c->out, &r->ace.wrlocked);
-			fputc('\n', c->out);
-		}
+		o = json_object_new_object();
+		json_object_object_add(o, "range", json_object_new_int((int)n));
+		json_object_object_add(o, "read_lock", ace_json(&r->ace.rdlocked));
+		json_object_object_add(o, "write_lock", ace_json(&r->ace.wrlocked));
+		json_object_array_add(jr, o);
 	}
-	if (c->json) {
-		json_object *ju = json_object_new_array();
-
-		json_object_object_add(c->jout, "ranges", jr);
-		for (unsigned u = 1; u <= acc->nusers; u++)
-			if (acc->user_enabled[u])
-				json_object_array_add(ju, json_object_new_int((int)u));
-		json_object_object_add(c->jout, "enabled_users", ju);
-	} else {
-		json_object_put(jr);
-		fprintf(c->out, "enabled users:");
-		for (unsigned u = 1; u <= acc->nusers; u++)
-			if (acc->user_enabled[u])
-				fprintf(c->out, " User%u", u);
-		fputc('\n', c->out);
-	}
+	json_object_object_add(c->jout, "ranges", jr);
+	ju = json_object_new_array();
+	for (unsigned u = 1; u <= acc->nusers; u++)
+		if (acc->user_enabled[u])
+			json_object_array_add(ju, json_object_new_int((int)u));
+	json_object_object_add(c->jout, "enabled_users", ju);
 	free(acc);
 	return 0;
+}
+
+void text_access(struct ctx *c, json_object *res)
+{
+	json_object *ranges = res_get(res, "ranges"), *users = res_get(res, "enabled_users");
+
+	for (size_t i = 0; i < res_count(ranges); i++) {
+		json_object *r = json_object_array_get_idx(ranges, i);
+		int64_t n = res_int(r, "range");
+
+		fprintf(c->out, "range %" PRId64 "%s:\n  read lock:  ", n, n ? "" : " (global)");
+		ace_text(c->out, res_get(r, "read_lock"));
+		fprintf(c->out, "\n  write lock: ");
+		ace_text(c->out, res_get(r, "write_lock"));
+		fputc('\n', c->out);
+	}
+	fprintf(c->out, "enabled users:");
+	for (size_t i = 0; i < res_count(users); i++)
+		fprintf(c->out, " User%d", json_object_get_int(json_object_array_get_idx(users, i)));
+	fputc('\n', c->out);
 }
 
 int cmd_msid(struct ctx *c)
@@ -339,11 +349,15 @@ int cmd_msid(struct ctx *c)
 
 	if (rc)
 		return fail_opal(c, "msid: reading C_PIN_MSID", rc, NULL, NULL);
-	if (c->json) {
-		json_object_object_add(c->jout, "msid", json_object_new_string_len((const char *)pin, (int)n));
-	} else {
-		fwrite(pin, 1, n, c->out);
-		fputc('\n', c->out);
-	}
+	json_object_object_add(c->jout, "msid", json_object_new_string_len((const char *)pin, (int)n));
 	return 0;
+}
+
+/* The MSID's bytes as the drive gives them, as sedutil-cli prints them. */
+void text_msid(struct ctx *c, json_object *res)
+{
+	json_object *msid = res_get(res, "msid");
+
+	fwrite(json_object_get_string(msid), 1, (size_t)json_object_get_string_len(msid), c->out);
+	fputc('\n', c->out);
 }
