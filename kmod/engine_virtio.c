@@ -20,6 +20,7 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <linux/virtio.h>
 #include <linux/virtio_config.h>
 #include <uapi/linux/virtio_crypto.h>
@@ -88,6 +89,13 @@ struct xov_dev {
 	u8 ctrl_key[2 * AES_MAX_KEY_SIZE];
 
 	struct dentry *debugfs;
+	/*
+	 * Stopping: removal, suspend, or the device asking for a reset. Under
+	 * stop_lock; retire_work stops it from the config-change interrupt.
+	 */
+	struct mutex stop_lock;
+	bool stopped;
+	struct work_struct retire_work;
 	unsigned int nr_dataq;
 	struct xov_dataq dataq[];
 };
@@ -439,6 +447,48 @@ static const struct xo_engine_ops xov_ops = {
 	.release = xov_release,
 };
 
+/*
+ * Stop using the device: no new sessions or submissions, the device reset,
+ * what it holds completed or failed back to the caller (who recomputes it
+ * in software), the queues deleted. Idempotent.
+ */
+static void xov_stop(struct xov_dev *xd)
+{
+	struct virtio_device *vdev = xd->vdev;
+	unsigned int i;
+
+	mutex_lock(&xd->stop_lock);
+	if (xd->stopped)
+		goto out;
+	xd->stopped = true;
+	debugfs_remove_recursive(xd->debugfs);
+	xd->debugfs = NULL;
+	/* No new sessions or submissions from here on. */
+	xo_engine_unregister(&xd->eng);
+	/* Let a control request in progress finish or time out. */
+	mutex_lock(&xd->ctrl_lock);
+	virtio_reset_device(vdev);
+	mutex_unlock(&xd->ctrl_lock);
+
+	xov_drain(xd);
+	vdev->config->del_vqs(vdev);
+	/* No callback can schedule them any more. */
+	for (i = 0; i < xd->nr_dataq; i++)
+		tasklet_kill(&xd->dataq[i].tasklet);
+out:
+	mutex_unlock(&xd->stop_lock);
+}
+
+/* The device needs a reset or is no longer ready: retire the engine. */
+static void xov_retire_work(struct work_struct *work)
+{
+	struct xov_dev *xd = container_of(work, struct xov_dev, retire_work);
+
+	dev_err(&xd->vdev->dev,
+		"device needs a reset or is not ready: engine retired, requests run in software\n");
+	xov_stop(xd);
+}
+
 static int xov_find_vqs(struct xov_dev *xd)
 {
 	unsigned int i, n = xd->nr_dataq + 1;
@@ -568,6 +618,8 @@ static int xov_probe(struct virtio_device *vdev)
 	xd->vdev = vdev;
 	xd->nr_dataq = max_dataq;
 	mutex_init(&xd->ctrl_lock);
+	mutex_init(&xd->stop_lock);
+	INIT_WORK(&xd->retire_work, xov_retire_work);
 	init_completion(&xd->ctrl_done);
 	xd->eng.ops = &xov_ops;
 	xd->eng.dev = &vdev->dev;
@@ -596,32 +648,56 @@ err_vqs:
 	virtio_reset_device(vdev);
 	vdev->config->del_vqs(vdev);
 err_free:
+	vdev->priv = NULL;
 	kfree(xd);
 	return ret;
+}
+
+/* Interrupt context: only look, and hand the work to process context. */
+static void xov_config_changed(struct virtio_device *vdev)
+{
+	struct xov_dev *xd = vdev->priv;
+	u32 status;
+
+	if (!xd)
+		return;
+	virtio_cread_le(vdev, struct virtio_crypto_config, status, &status);
+	if ((vdev->config->get_status(vdev) & VIRTIO_CONFIG_S_NEEDS_RESET) ||
+	    !(status & VIRTIO_CRYPTO_S_HW_READY))
+		schedule_work(&xd->retire_work);
 }
 
 static void xov_remove(struct virtio_device *vdev)
 {
 	struct xov_dev *xd = vdev->priv;
-	unsigned int i;
 
-	debugfs_remove_recursive(xd->debugfs);
-	/* No new sessions or submissions from here on. */
-	xo_engine_unregister(&xd->eng);
-	/* Let a control request in progress finish or time out. */
-	mutex_lock(&xd->ctrl_lock);
-	virtio_reset_device(vdev);
-	mutex_unlock(&xd->ctrl_lock);
-
-	xov_drain(xd);
-	vdev->config->del_vqs(vdev);
-	/* No callback can schedule them any more. */
-	for (i = 0; i < xd->nr_dataq; i++)
-		tasklet_kill(&xd->dataq[i].tasklet);
+	if (!xd)	/* a failed restore left nothing bound */
+		return;
+	cancel_work_sync(&xd->retire_work);
+	xov_stop(xd);
 	vdev->priv = NULL;
 	/* Sessions bound to this engine still hold references. */
 	xo_engine_put(&xd->eng);
 }
+
+#ifdef CONFIG_PM_SLEEP
+/*
+ * Suspend and hibernation. The virtio core resets the device on resume, so
+ * the engine goes as on removal: requests in flight finish in software and
+ * tfms move to the fallback. On resume a fresh engine is registered and
+ * tfms bind to it again at their next request.
+ */
+static int xov_freeze(struct virtio_device *vdev)
+{
+	xov_remove(vdev);
+	return 0;
+}
+
+static int xov_restore(struct virtio_device *vdev)
+{
+	return xov_probe(vdev);
+}
+#endif
 
 static const struct virtio_device_id xov_id_table[] = {
 	{ VIRTIO_ID_CRYPTO, VIRTIO_DEV_ANY_ID },
@@ -635,6 +711,11 @@ static struct virtio_driver xov_driver = {
 	.id_table = xov_id_table,
 	.probe = xov_probe,
 	.remove = xov_remove,
+	.config_changed = xov_config_changed,
+#ifdef CONFIG_PM_SLEEP
+	.freeze = xov_freeze,
+	.restore = xov_restore,
+#endif
 };
 
 int xo_virtio_init(void)

@@ -64,6 +64,12 @@ struct xo_req_ctx {
 	struct work_struct work;
 	struct scatterlist src[XO_JOB_MAX_SG];
 	struct scatterlist dst[XO_JOB_MAX_SG];
+	/*
+	 * The fallback works on a copy of the IV: x86's xts drivers advance
+	 * the IV they are given, the engine and the generic xts template leave
+	 * req->iv as it was. Every path leaves it as it was.
+	 */
+	u8 iv[XTS_BLOCK_SIZE];
 	struct skcipher_request fallback_req;	/* must be last */
 };
 
@@ -169,8 +175,9 @@ static int xo_fallback(struct skcipher_request *req, bool encrypt)
 	skcipher_request_set_tfm(subreq, ctx->fallback);
 	skcipher_request_set_callback(subreq, req->base.flags,
 				      req->base.complete, req->base.data);
+	memcpy(rctx->iv, req->iv, XTS_BLOCK_SIZE);
 	skcipher_request_set_crypt(subreq, req->src, req->dst, req->cryptlen,
-				   req->iv);
+				   rctx->iv);
 	return encrypt ? crypto_skcipher_encrypt(subreq) :
 			 crypto_skcipher_decrypt(subreq);
 }
@@ -197,8 +204,9 @@ static void xo_recompute_work(struct work_struct *work)
 	skcipher_request_set_callback(subreq, CRYPTO_TFM_REQ_MAY_SLEEP |
 				      CRYPTO_TFM_REQ_MAY_BACKLOG,
 				      xo_recompute_done, req);
+	memcpy(rctx->iv, req->iv, XTS_BLOCK_SIZE);
 	skcipher_request_set_crypt(subreq, req->src, req->dst, req->cryptlen,
-				   req->iv);
+				   rctx->iv);
 	ret = rctx->job.encrypt ? crypto_skcipher_encrypt(subreq) :
 				  crypto_skcipher_decrypt(subreq);
 	if (ret == -EINPROGRESS || ret == -EBUSY)

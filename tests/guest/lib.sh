@@ -107,6 +107,12 @@ host_hotplug() {
 	echo "#@host hotplug $1"
 }
 
+# host_wakeup: ask the harness to wake the guest (QMP system_wakeup) once it
+# has entered ACPI S3; call it just before writing "mem" to /sys/power/state.
+host_wakeup() {
+	echo "#@host wakeup"
+}
+
 # skip_rest REASON: report every result still planned as failed, and exit.
 # Used when a precondition broke: the remaining tests cannot pass.
 bail() {

@@ -20,7 +20,8 @@ and request, at run time through lib.sh's `postcheck`, a host command
 arguments is replaced by the disk image's path; and, through lib.sh's
 `host_hotplug`, a hot-unplug (QMP device_del, an ACPI eject the guest
 completes) or hot-plug (device_add) of the virtio-crypto device, id
-crypt0, while the script runs.
+crypt0, while the script runs; through `host_wakeup`, a QMP system_wakeup
+once the guest has entered ACPI S3.
 
 --crypto-queues N gives the virtio-crypto device N data queues (default 1).
 
@@ -40,6 +41,7 @@ import select
 import shlex
 import shutil
 import signal
+import threading
 import socket
 import subprocess
 import sys
@@ -73,13 +75,15 @@ CRYPTO_DEVICE = {'driver': 'virtio-crypto-pci', 'id': 'crypt0',
 
 
 class Qmp:
-	"""A minimal QMP client: one command at a time, events logged."""
+	"""A minimal QMP client: one command at a time (from any thread),
+	events logged."""
 
 	def __init__(self, path):
 		self.path = path
 		self.sock = None
 		self.buf = b''
 		self.events = []
+		self.lock = threading.Lock()
 
 	def _msg(self, deadline):
 		while b'\n' not in self.buf:
@@ -109,6 +113,10 @@ class Qmp:
 			return msg.get('return')
 
 	def command(self, execute, arguments=None, timeout=10):
+		with self.lock:
+			return self._command(execute, arguments, timeout)
+
+	def _command(self, execute, arguments, timeout):
 		deadline = time.monotonic() + timeout
 		if self.sock is None:
 			self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -212,9 +220,28 @@ class Tap:
 		elif kind == 'alldone':
 			self.alldone = True
 
+	def wake_when_suspended(self, limit=120):
+		"""Poll QMP until the guest is suspended (ACPI S3), then wake it
+		(system_wakeup); give up after limit seconds."""
+		end = time.monotonic() + limit
+		try:
+			while time.monotonic() < end:
+				if self.qmp.command('query-status').get('status') == 'suspended':
+					self.qmp.command('system_wakeup')
+					return
+				time.sleep(0.5)
+		except (OSError, ValueError, RuntimeError, TimeoutError):
+			pass
+
 	def host_request(self, words):
-		"""#@host hotplug del|add: QMP device_del/device_add of crypt0."""
+		"""#@host hotplug del|add: QMP device_del/device_add of crypt0.
+		#@host wakeup: wake the guest (system_wakeup) once it has entered
+		S3, which it is about to do."""
 		what = ' '.join(words)
+		if words == ['wakeup'] and self.qmp is not None:
+			threading.Thread(target=self.wake_when_suspended, daemon=True).start()
+			self.diag(f'host: {what}: waiting for the guest to suspend')
+			return
 		if words not in (['hotplug', 'del'], ['hotplug', 'add']):
 			self.emit(False, f'{self.script}: unknown host request {what!r}')
 			return
