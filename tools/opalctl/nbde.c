@@ -537,6 +537,7 @@ static void jwe_pin(const char *path, char *out, size_t cap)
 	size_t n = 0, k;
 	int len;
 	json_object *j = NULL, *cl, *pin;
+	json_tokener *tok;
 
 	snprintf(out, cap, "?");
 	if (!f)
@@ -556,7 +557,10 @@ static void jwe_pin(const char *path, char *out, size_t cap)
 	len = EVP_DecodeBlock(raw, (unsigned char *)hdr, (int)k);
 	if (len <= 0)
 		return;
-	j = json_tokener_parse_ex(json_tokener_new(), (const char *)raw, len);
+	tok = json_tokener_new();
+	j = tok ? json_tokener_parse_ex(tok, (const char *)raw, len) : NULL;
+	if (tok)
+		json_tokener_free(tok);
 	if (j && json_object_object_get_ex(j, "clevis", &cl) &&
 	    json_object_object_get_ex(cl, "pin", &pin))
 		snprintf(out, cap, "%s", json_object_get_string(pin));
