@@ -354,7 +354,15 @@ $B poweroff -f
                 f.write(e + "\n")
         return tab
 
-    def mkinitramfs(self, kver, table, tag):
+    def mkinitramfs(self, kver, table, tag, crypttab=None):
+        """An initramfs made by Debian's mkinitramfs with the test's own
+        configuration directory. crypttab: a crypttab(5) for Debian's
+        cryptroot hook (cryptsetup-initramfs), which reads /etc/crypttab
+        unless its conf-hook, /etc/cryptsetup-initramfs/conf-hook (a fixed
+        path, not under the -d directory), sets TABFILE. mkinitramfs then
+        runs in a mount namespace of its own where a directory of the
+        test's own, holding that conf-hook, is bind-mounted over
+        /etc/cryptsetup-initramfs: the host's /etc is not written."""
         conf = self.path(f"initramfs-tools-{tag}")
         if os.path.exists(conf):
             shutil.rmtree(conf)
@@ -379,7 +387,18 @@ $B poweroff -f
         for hook in self.args.extra_hook:
             shutil.copy2(hook, os.path.join(conf, "hooks"))
         out = self.path(f"initrd-{tag}.img")
-        run(["mkinitramfs", "-d", conf, "-o", out, kver], timeout=600)
+        cmd = ["mkinitramfs", "-d", conf, "-o", out, kver]
+        if crypttab:
+            if not os.path.exists("/usr/share/initramfs-tools/hooks/cryptroot"):
+                raise SetupError("no cryptroot hook: install cryptsetup-initramfs (scripts/bootstrap)")
+            hookconf = self.path(f"cryptsetup-initramfs-{tag}")
+            os.makedirs(hookconf, exist_ok=True)
+            with open(os.path.join(hookconf, "conf-hook"), "w") as f:
+                f.write(f"# the boot test's crypttab, not the host's\nTABFILE={crypttab}\n")
+            cmd = (["unshare", "--mount"] + ([] if os.geteuid() == 0 else ["--map-root-user"])
+                   + ["sh", "-ec", 'mount --bind "$1" /etc/cryptsetup-initramfs; shift; exec "$@"',
+                      "sh", hookconf] + cmd)
+        run(cmd, timeout=600)
         listing = run(["lsinitramfs", out]).stdout.decode(errors="replace").split()
         return out, set(listing)
 
@@ -626,7 +645,10 @@ def main():
         f"{first}: both Tang servers down, fallback=fail: 3 bounded attempts, then a clear failure, no prompt, the boot ends without root",
         f"{first}: a JWE sealing a wrong key for the slot: the drive's refusal is said with its cost in tries, and not retried (one Tang request)",
         f"{first}: tpm2 pin (swtpm behind QEMU's tpm-tis): the slot sealed to the TPM unlocks with no prompt, and fdekit brings up no network",
+        f"{first}: sss t=2 over Tang and the tpm2 pin (swtpm behind QEMU's tpm-tis): both answer, the slot unlocks with no prompt",
+        f"{first}: the same sss t=2 slot with its Tang server down: the TPM alone does not unlock: 3 bounded attempts, then fallback=fail, no prompt, the boot ends without root",
         f"{first}: LUKS2 on the SED range (dracut crypt): Tang unlocks the range, then the LUKS header appears and its passphrase opens root",
+        f"{first}: LUKS2 on the SED range (initramfs-tools: Debian's cryptroot hook given a crypttab): Tang unlocks the range, then cryptroot asks for the passphrase, which opens root",
     ] if args.full else []
     planned = (1 + sum(len(per_kernel(k)) for k in kvers) + sum(len(dracut_descs(k)) for k in dracut_kvers)
                + len(off_desc) + len(hook_descs) + len(full_descs))
@@ -839,10 +861,70 @@ def full_scenarios(tap, env, t, k, descs, entry):
                  f"missing: {missing}, tcti-device: {tcti_lib}, fdekit network: {not no_net}\n{diag}")]
     step(tap, descs[4:5], tpm2)
 
-    def luks():
-        # The same root file system, in a LUKS2 container (encrypted offline
-        # by cryptsetup, no device mapper needed) in range 1. The last
-        # scenario: it replaces the root.
+    def sss_tang_tpm2():
+        # A Tang server of its own: it is stopped for the second boot.
+        c = env.start_tang("c")
+        host_tpm, tcti = env.start_swtpm_tcp()
+        try:
+            jwe, user = env.bind(
+                "sss-tang-tpm2", "sss",
+                f'{{"t":2,"pins":{{"tang":[{{"url":"{c["url"]}","adv":"{c["adv"]}"}}],"tpm2":{{}}}}}}',
+                env=dict(os.environ, TPM2TOOLS_TCTI=tcti))
+        finally:
+            host_tpm.stop()
+            env.servers.remove(host_tpm)
+        # Attempts of up to 30 s (the TPM under TCG is slow), retried twice:
+        # with Tang down each one fails on the refused connection.
+        table = env.write_table("sss-tpm2", [entry(k, jwe, "retry=2,fallback=fail", user, timeout=30)])
+        initrd, files = env.mkinitramfs(k, table, "sss-tpm2")
+        need = ["usr/bin/clevis-decrypt-sss", "usr/bin/clevis-decrypt-tang",
+                "usr/bin/clevis-decrypt-tpm2", "usr/bin/tpm2_unseal", "usr/bin/curl"]
+        missing = [n for n in need if n not in files]
+        tcti_lib = any("libtss2-tcti-device.so" in f for f in files)
+        guest_tpm, qargs = env.start_swtpm_qemu()
+        try:
+            good, diag, _, recs = boot_expect_root(env, k, initrd, [c], "fdekit.timeout=150",
+                                                   qemu_args=qargs)
+        finally:
+            guest_tpm.stop()
+            env.servers.remove(guest_tpm)
+        both = (good and recs[0] >= 1 and not missing and tcti_lib,
+                f"missing: {missing}, tcti-device: {tcti_lib}\n{diag}")
+        env.power_cycle()
+
+        c["server"].stop()
+        env.servers.remove(c["server"])
+        guest_tpm, qargs = env.start_swtpm_qemu()
+        env.start_drive()
+        try:
+            start = time.monotonic()
+            text, rc, _ = env.boot(k, initrd, "fdekit.timeout=150 rootdelay=10", qemu_args=qargs)
+            took = time.monotonic() - start
+        finally:
+            env.stop_drive()
+            guest_tpm.stop()
+            env.servers.remove(guest_tpm)
+        reached, _ = root_result(text, env.data_sha)
+        asked = PROMPT.search(text)
+        said = re.search(r"stay locked|unlock-all failed", text) is not None
+        attempts = bounded_attempts(text, 3)
+        tpm = re.search(r"tpm_tis \S+: 2\.0 TPM", text) is not None
+        env.power_cycle()
+        alone = (said and attempts and tpm and not reached and not asked and rc == 0
+                 and env.range1_locked(),
+                 f"failure said: {said}, 3 attempts then stop: {attempts}, TPM present: {tpm}, "
+                 f"root reached: {reached}, prompt: {bool(asked)}, qemu exit: {rc}, "
+                 f"{took:.0f} s\n{tail(text)}")
+        return [both, alone]
+    step(tap, descs[5:7], sss_tang_tpm2)
+
+    def luks_root():
+        """The same root file system, in a LUKS2 container (encrypted
+        offline by cryptsetup, no device mapper needed), written into range
+        1 once: it replaces the plain root for the LUKS scenarios, the last
+        ones. Returns (LUKS UUID, passphrase)."""
+        if "luks" in t:
+            return t["luks"]
         img = env.path("luks.img")
         with open(img, "wb") as f:
             f.truncate(R1_LENGTH * 512)
@@ -862,6 +944,11 @@ def full_scenarios(tap, env, t, k, descs, entry):
             run([env.sedsim, "write", env.drive, str(R1_START), str(R1_LENGTH)], stdin=f)
         run([env.opalctl_sim, "lock", env.drive, "--transport", "sedsim", "--keyfile",
              env.admin_key, "--range", "1"])
+        t["luks"] = (luks_uuid, passphrase)
+        return t["luks"]
+
+    def luks():
+        luks_uuid, passphrase = luks_root()
         table = env.write_table("luks", [entry(k, t["jwe"])])
         initrd, _ = env.dracut(k, table, "luks", "dm crypt")
         good, diag, text, _ = boot_expect_root(
@@ -872,7 +959,40 @@ def full_scenarios(tap, env, t, k, descs, entry):
         ask = text.find("Enter passphrase for /dev/nvme")
         ordered = 0 <= sed < ask
         return [(good and ordered, f"SED unlock before the LUKS prompt: {ordered}\n{diag}")]
-    step(tap, descs[5:6], luks)
+    step(tap, descs[7:8], luks)
+
+    def cryptroot():
+        # The crypttab a LUKS-on-SED machine would have. The "initramfs"
+        # option makes the hook carry the entry although the host's root is
+        # elsewhere; on the machine itself the root entry is found anyway.
+        luks_uuid, passphrase = luks_root()
+        crypttab = env.path("crypttab")
+        with open(crypttab, "w") as f:
+            f.write(f"fdekitroot UUID={luks_uuid} none luks,initramfs\n")
+        table = env.write_table("cryptroot", [entry(k, t["jwe"])])
+        initrd, files = env.mkinitramfs(k, table, "cryptroot", crypttab=crypttab)
+        need = ["cryptroot/crypttab", "usr/sbin/cryptsetup", "usr/lib/cryptsetup/askpass",
+                "scripts/local-top/cryptroot", "scripts/local-top/fdekit-opal"]
+        missing = [n for n in need if n not in files]
+        # (The main archive is in DIR/main when early archives precede it.)
+        carried = run(["sh", "-c", 'unmkinitramfs "$1" "$2" >/dev/null && '
+                       'cat "$2/cryptroot/crypttab" 2>/dev/null || cat "$2/main/cryptroot/crypttab"',
+                       "sh", initrd, env.path("cryptroot-unpacked")]).stdout.decode(errors="replace")
+        entry_in = re.search(rf"^fdekitroot UUID={luks_uuid} none luks,initramfs$", carried, re.M)
+        ask = "Please unlock disk fdekitroot"
+        good, diag, text, _ = boot_expect_root(env, k, initrd, [t["a"]], answers=[(ask, passphrase)])
+        sed = text.find("range 1 unlocked")
+        asked = text.find(ask)
+        ordered = 0 <= sed < asked
+        opened = "fdekitroot: set up successfully" in text
+        dm_root = re.search(r"^FDEKIT-ROOT-SOURCE /dev/mapper/fdekitroot$", text, re.M) is not None
+        echoed = passphrase in text
+        return [(good and ordered and opened and dm_root and not missing and entry_in
+                 and not echoed,
+                 f"missing: {missing}, crypttab carried: {carried.strip()!r}, "
+                 f"SED unlock before the LUKS prompt: {ordered}, cryptroot said set up: {opened}, "
+                 f"root on /dev/mapper/fdekitroot: {dm_root}, passphrase echoed: {echoed}\n{diag}")]
+    step(tap, descs[8:9], cryptroot)
 
 
 DEMO_LINES = re.compile(r"fdekit|IP-Config: \S+ complete|unlocked|FDEKIT-|"
