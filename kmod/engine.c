@@ -4,26 +4,249 @@
  * and the accounting common to all of them.
  */
 #include <linux/atomic.h>
+#include <linux/cc_platform.h>
+#include <linux/completion.h>
 #include <linux/device.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rculist.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <crypto/aes.h>
+#include <crypto/skcipher.h>
 
 #include "engine.h"
+
+static bool allow_confidential;
+module_param(allow_confidential, bool, 0444);
+MODULE_PARM_DESC(allow_confidential,
+		 "Use engines in a confidential guest (SEV, TDX) too, although they hand dm-crypt's keys to the host (default: no)");
 
 static LIST_HEAD(xo_engines);
 static DEFINE_MUTEX(xo_engines_lock);
 
 atomic_t xo_engines_gen = ATOMIC_INIT(0);
 
+static int __xo_engine_submit(struct xo_engine *eng, struct xo_job *job, bool inject);
+
+/*
+ * Known answers: a 4 KiB request (eight 512-byte units, so a tweak that
+ * restarts per unit shows), encrypted and decrypted in place and out of
+ * place, for each key size the engine claims, against the kernel's own
+ * software xts(aes). Catches swapped key halves, a wrong tweak byte order
+ * or tweak chaining, a wrong direction.
+ */
+#define XO_KAT_LEN	4096
+#define XO_KAT_TIMEOUT	(5 * HZ)
+
+struct xo_kat {
+	struct xo_job job;
+	struct completion done;
+	int err;
+	struct scatterlist src, dst;
+	u8 iv[XTS_BLOCK_SIZE];
+};
+
+static void xo_kat_done(struct xo_job *job, int err)
+{
+	struct xo_kat *k = container_of(job, struct xo_kat, job);
+
+	k->err = err;
+	complete(&k->done);
+}
+
+/* One engine request; buffers stay the engine's if it never answers. */
+static int xo_kat_run(struct xo_engine *eng, struct xo_kat *k, u64 session, bool encrypt,
+		      u8 *in, u8 *out, unsigned int len)
+{
+	int ret;
+
+	memset(&k->job, 0, sizeof(k->job));
+	init_completion(&k->done);
+	sg_init_one(&k->src, in, len);
+	sg_init_one(&k->dst, out, len);
+	k->job.session = session;
+	k->job.src = &k->src;
+	k->job.dst = in == out ? &k->src : &k->dst;
+	k->job.len = len;
+	k->job.encrypt = encrypt;
+	k->job.iv = k->iv;
+	k->job.done = xo_kat_done;
+	rcu_read_lock();
+	ret = __xo_engine_submit(eng, &k->job, false);
+	rcu_read_unlock();
+	if (ret != -EINPROGRESS)
+		return ret;
+	if (!wait_for_completion_timeout(&k->done, XO_KAT_TIMEOUT))
+		return -ETIMEDOUT;
+	return k->err;
+}
+
+/* The reference: software xts(aes), never an engine-backed driver. */
+static int xo_kat_reference(const u8 *key, unsigned int keylen, const u8 *iv, u8 *buf,
+			    unsigned int len)
+{
+	struct crypto_skcipher *tfm;
+	struct skcipher_request *req;
+	struct scatterlist sg;
+	u8 ivcopy[XTS_BLOCK_SIZE];
+	DECLARE_CRYPTO_WAIT(wait);
+	int ret;
+
+	tfm = crypto_alloc_skcipher("xts(aes)", 0, CRYPTO_ALG_NEED_FALLBACK);
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	ret = crypto_skcipher_setkey(tfm, key, keylen);
+	req = ret ? NULL : skcipher_request_alloc(tfm, GFP_KERNEL);
+	if (!ret && !req)
+		ret = -ENOMEM;
+	if (!ret) {
+		memcpy(ivcopy, iv, sizeof(ivcopy));
+		sg_init_one(&sg, buf, len);
+		skcipher_request_set_callback(req, CRYPTO_TFM_REQ_MAY_SLEEP, crypto_req_done,
+					      &wait);
+		skcipher_request_set_crypt(req, &sg, &sg, len, ivcopy);
+		ret = crypto_wait_req(crypto_skcipher_encrypt(req), &wait);
+	}
+	skcipher_request_free(req);
+	crypto_free_skcipher(tfm);
+	return ret;
+}
+
+static int xo_engine_kat_keylen(struct xo_engine *eng, struct xo_kat *k, unsigned int keylen,
+				u8 *plain, u8 *want, u8 *got, unsigned int len)
+{
+	u8 key[2 * AES_MAX_KEY_SIZE];
+	u64 enc, dec;
+	unsigned int i;
+	const char *what = NULL;
+	int ret;
+
+	/* Halves that differ; every byte of the key and the tweak matters. */
+	for (i = 0; i < keylen; i++)
+		key[i] = (u8)(0x11 * i + 0x5a + (i >= keylen / 2 ? 0x80 : 0));
+	for (i = 0; i < XTS_BLOCK_SIZE; i++)
+		k->iv[i] = (u8)(0x9e - 3 * i);
+	for (i = 0; i < len; i++)
+		plain[i] = (u8)(i * 31 + (i >> 9) + 7);
+	memcpy(want, plain, len);
+	ret = xo_kat_reference(key, keylen, k->iv, want, len);
+	if (ret) {
+		dev_err(eng->dev, "known-answer test: no software xts(aes) to compare with: %d\n",
+			ret);
+		goto out_key;
+	}
+	ret = eng->ops->session_create(eng, key, keylen, true, &enc);
+	if (ret) {
+		what = "creating an encryption session";
+		goto out_key;
+	}
+	ret = eng->ops->session_create(eng, key, keylen, false, &dec);
+	if (ret) {
+		what = "creating a decryption session";
+		goto out_enc;
+	}
+	ret = xo_kat_run(eng, k, enc, true, plain, got, len);
+	if (!ret && memcmp(got, want, len))
+		what = "encryption, out of place";
+	if (!ret && !what) {
+		memcpy(got, plain, len);
+		ret = xo_kat_run(eng, k, enc, true, got, got, len);
+		if (!ret && memcmp(got, want, len))
+			what = "encryption, in place";
+	}
+	if (!ret && !what) {
+		ret = xo_kat_run(eng, k, dec, false, want, got, len);
+		if (!ret && memcmp(got, plain, len))
+			what = "decryption, out of place";
+	}
+	if (!ret && !what) {
+		memcpy(got, want, len);
+		ret = xo_kat_run(eng, k, dec, false, got, got, len);
+		if (!ret && memcmp(got, plain, len))
+			what = "decryption, in place";
+	}
+	if (ret == -ETIMEDOUT) {
+		/* The engine still owns the buffers: the caller must not free them. */
+		dev_err(eng->dev, "known-answer test: the engine did not answer within %d s\n",
+			XO_KAT_TIMEOUT / HZ);
+		return ret;
+	}
+	if (ret && !what)
+		what = "a request failed";
+	eng->ops->session_destroy(eng, dec);
+out_enc:
+	eng->ops->session_destroy(eng, enc);
+out_key:
+	memzero_explicit(key, sizeof(key));
+	if (what) {
+		dev_err(eng->dev, "known-answer test failed for %u-bit keys (%s%s): engine refused\n",
+			keylen * 8, what, ret ? "" : ": wrong result");
+		return ret ? ret : -EBADMSG;
+	}
+	return ret;
+}
+
+static int xo_engine_kat(struct xo_engine *eng)
+{
+	static const unsigned int keylens[] = { 2 * AES_KEYSIZE_128, 2 * AES_KEYSIZE_256 };
+	unsigned int len = min_t(u64, XO_KAT_LEN, round_down(eng->max_len, XTS_BLOCK_SIZE));
+	struct xo_kat *k;
+	u8 *buf;
+	unsigned int i, tested = 0;
+	int ret = 0;
+
+	if (len < XTS_BLOCK_SIZE)
+		return -EINVAL;
+	k = kzalloc(sizeof(*k), GFP_KERNEL);
+	buf = kmalloc(3 * XO_KAT_LEN, GFP_KERNEL);
+	if (!k || !buf) {
+		kfree(k);
+		kfree(buf);
+		return -ENOMEM;
+	}
+	for (i = 0; !ret && i < ARRAY_SIZE(keylens); i++) {
+		if (keylens[i] > eng->max_keylen)
+			continue;
+		ret = xo_engine_kat_keylen(eng, k, keylens[i], buf, buf + XO_KAT_LEN,
+					   buf + 2 * XO_KAT_LEN, len);
+		tested++;
+	}
+	if (ret == -ETIMEDOUT)
+		return ret;	/* k and buf stay with the engine */
+	kfree(k);
+	kfree(buf);
+	if (!ret && !tested)
+		return -EINVAL;
+	return ret;
+}
+
 int xo_engine_register(struct xo_engine *eng)
 {
 	int ret;
 
+	/*
+	 * In a confidential guest the device is the host's: handing it
+	 * dm-crypt's keys would defeat the memory encryption.
+	 */
+	if (cc_platform_has(CC_ATTR_GUEST_MEM_ENCRYPT) && !allow_confidential) {
+		dev_warn(eng->dev,
+			 "confidential guest: not offloading, the device would see the keys (allow_confidential=1 overrides)\n");
+		return -EPERM;
+	}
 	eng->stats = alloc_percpu(struct xo_stats);
 	if (!eng->stats)
 		return -ENOMEM;
 	kref_init(&eng->ref);
 	eng->dead = false;
+
+	ret = xo_engine_kat(eng);
+	if (ret) {
+		if (ret != -ETIMEDOUT)
+			free_percpu(eng->stats);
+		eng->stats = NULL;
+		return ret == -ETIMEDOUT ? -EIO : ret;
+	}
 
 	ret = xo_sysfs_add_engine(eng);
 	if (ret) {
@@ -36,9 +259,10 @@ int xo_engine_register(struct xo_engine *eng)
 	list_add_tail_rcu(&eng->node, &xo_engines);
 	atomic_inc(&xo_engines_gen);
 	mutex_unlock(&xo_engines_lock);
-	dev_info(eng->dev, "xts(aes) engine registered\n");
+	dev_info(eng->dev, "xts(aes) engine registered (known-answer test passed)\n");
 	return 0;
 }
+EXPORT_SYMBOL_GPL(xo_engine_register);
 
 /*
  * After this returns no new session is created on @eng and every submitter
@@ -55,18 +279,28 @@ void xo_engine_unregister(struct xo_engine *eng)
 	synchronize_rcu();
 	xo_sysfs_remove_engine(eng);
 }
+EXPORT_SYMBOL_GPL(xo_engine_unregister);
 
-/* The engine new sessions should use, with a reference, or NULL. */
+/*
+ * The engine new sessions should use (the highest priority; the first
+ * registered among equals), with a reference on it and its module, or NULL.
+ */
 struct xo_engine *xo_engine_get_active(void)
 {
-	struct xo_engine *eng;
+	struct xo_engine *eng, *best = NULL;
 
 	mutex_lock(&xo_engines_lock);
-	eng = list_first_entry_or_null(&xo_engines, struct xo_engine, node);
-	if (eng)
-		kref_get(&eng->ref);
+	list_for_each_entry(eng, &xo_engines, node)
+		if ((!best || eng->priority > best->priority) &&
+		    try_module_get(eng->ops->owner)) {
+			if (best)
+				module_put(best->ops->owner);
+			best = eng;
+		}
+	if (best)
+		kref_get(&best->ref);
 	mutex_unlock(&xo_engines_lock);
-	return eng;
+	return best;
 }
 
 static void xo_engine_release(struct kref *ref)
@@ -80,6 +314,15 @@ static void xo_engine_release(struct kref *ref)
 void xo_engine_put(struct xo_engine *eng)
 {
 	kref_put(&eng->ref, xo_engine_release);
+}
+EXPORT_SYMBOL_GPL(xo_engine_put);
+
+void xo_engine_put_active(struct xo_engine *eng)
+{
+	struct module *owner = eng->ops->owner;
+
+	kref_put(&eng->ref, xo_engine_release);
+	module_put(owner);
 }
 
 static void xo_engine_account(struct xo_engine *eng, unsigned int len,
@@ -97,13 +340,13 @@ static void xo_engine_account(struct xo_engine *eng, unsigned int len,
 }
 
 /* See xo_engine_ops.submit for the return values. */
-int xo_engine_submit(struct xo_engine *eng, struct xo_job *job)
+static int __xo_engine_submit(struct xo_engine *eng, struct xo_job *job, bool inject)
 {
 	unsigned int len = job->len;
 	int ret;
 
 	job->engine = eng;
-	if (unlikely(atomic_read(&xo_inject_errors) > 0) &&
+	if (inject && unlikely(atomic_read(&xo_inject_errors) > 0) &&
 	    atomic_dec_if_positive(&xo_inject_errors) >= 0)
 		job->session = XO_SESSION_INVALID;
 
@@ -115,9 +358,14 @@ int xo_engine_submit(struct xo_engine *eng, struct xo_job *job)
 		return ret;
 	xo_stats_add(eng->stats, XO_STAT_IN_FLIGHT, -1);
 	xo_stats_add(xo_total_stats, XO_STAT_IN_FLIGHT, -1);
-	if (ret == 0 || ret == -EIO)
+	if (ret == 0 || ret == -EIO || ret == -EINVAL)
 		xo_engine_account(eng, len, ret);
 	return ret;
+}
+
+int xo_engine_submit(struct xo_engine *eng, struct xo_job *job)
+{
+	return __xo_engine_submit(eng, job, true);
 }
 
 void xo_engine_complete(struct xo_job *job, int err)
@@ -131,3 +379,4 @@ void xo_engine_complete(struct xo_job *job, int err)
 	xo_engine_account(eng, job->len, err);
 	job->done(job, err);
 }
+EXPORT_SYMBOL_GPL(xo_engine_complete);

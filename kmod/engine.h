@@ -6,7 +6,10 @@
  * and a direction, created beforehand in process context), a tweak and a
  * pair of scatterlists, and calls back when done. The crypto-API side knows
  * nothing of virtio. A new accelerator (a PCIe card, say) implements
- * struct xo_engine_ops and calls xo_engine_register() from its probe.
+ * struct xo_engine_ops and calls xo_engine_register() from its probe, from
+ * a module of its own if it likes (the calls are exported). Registration
+ * runs a known-answer test on the engine first, and refuses an engine that
+ * fails it.
  */
 #ifndef XTS_OFFLOAD_ENGINE_H
 #define XTS_OFFLOAD_ENGINE_H
@@ -14,6 +17,7 @@
 #include <linux/atomic.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/types.h>
 #include <crypto/xts.h>
@@ -53,9 +57,15 @@ struct xo_job {
 	/*
 	 * Called once per job that submit queued, in softirq context (or
 	 * process context with BHs off), never from within a submit call.
-	 * err: 0 done; -EIO or -ENODEV failed and dst not written (the
-	 * request can be recomputed from src); -ESTALE outcome unknown, dst
-	 * may have been written (recompute only if dst does not overlap src).
+	 * err: 0 done;
+	 *   -EINVAL  refused without being carried out (a bad session, say):
+	 *            dst not written, the request is recomputed from src;
+	 *   -ENODEV  never reached the device (removal): the same;
+	 *   -EIO     failed while carried out: dst may have been written,
+	 *            unless the engine has XO_CAP_DST_UNTOUCHED_ON_ERROR;
+	 *   -ESTALE  outcome unknown, dst may have been written.
+	 * A request whose dst may have been written is recomputed only when
+	 * dst does not overlap src; an in-place one fails with -EIO.
 	 */
 	void (*done)(struct xo_job *job, int err);
 	u8 priv[XO_JOB_PRIV_SIZE] __aligned(8);
@@ -72,13 +82,24 @@ struct xo_engine_ops {
 	 *   -EINPROGRESS  queued: job->done will be called, possibly before
 	 *                 submit returns;
 	 *   0             done already, successfully (job->done not called);
-	 *   -EIO          done already, failed; dst untouched;
-	 *   -ENOSPC       queue full;  -ENODEV  engine gone or broken.
+	 *   -EINVAL, -EIO done already, failed: as job->done's err;
+	 *   -ENOSPC       queue full;  -ENODEV  engine gone or broken (dst
+	 *                 untouched).
 	 */
 	int (*submit)(struct xo_engine *eng, struct xo_job *job);
 	/* Last reference dropped: free the engine. */
 	void (*release)(struct xo_engine *eng);
+	/* The module the callbacks live in: held while a tfm uses the engine. */
+	struct module *owner;
 };
+
+/*
+ * What an engine guarantees. XO_CAP_DST_UNTOUCHED_ON_ERROR: a request that
+ * fails (-EIO) never wrote its destination, so even an in-place request can
+ * be recomputed. Without it, an in-place request that failed while being
+ * carried out fails with -EIO rather than risk returning wrong data.
+ */
+#define XO_CAP_DST_UNTOUCHED_ON_ERROR	BIT(0)
 
 struct xo_engine {
 	const struct xo_engine_ops *ops;
@@ -86,6 +107,8 @@ struct xo_engine {
 	struct kref ref;
 	struct list_head node;
 	bool dead;			/* unregistered: accept nothing */
+	unsigned int caps;		/* XO_CAP_* */
+	int priority;			/* new sessions go to the highest */
 	unsigned int max_keylen;	/* bytes, both XTS halves */
 	unsigned int max_sg;		/* scatterlist entries per direction */
 	u64 max_len;			/* largest request in bytes */
@@ -94,7 +117,10 @@ struct xo_engine {
 
 int xo_engine_register(struct xo_engine *eng);
 void xo_engine_unregister(struct xo_engine *eng);
+/* The engine new sessions should use, with a reference and a reference on its module. */
 struct xo_engine *xo_engine_get_active(void);
+/* Drop what xo_engine_get_active() took. */
+void xo_engine_put_active(struct xo_engine *eng);
 void xo_engine_put(struct xo_engine *eng);
 
 /* Bumped whenever an engine comes or goes: tfms rebind when it changes. */

@@ -222,9 +222,24 @@ static struct xov_job *xov_job_of(struct xo_job *job)
 	return (struct xov_job *)job->priv;
 }
 
+/*
+ * A request the device refused (bad session, bad message, not supported)
+ * was not carried out: -EINVAL, recomputable. Any other failure may have
+ * come after the device wrote dst (the virtio spec promises nothing else):
+ * -EIO.
+ */
 static int xov_job_status(struct xo_job *job)
 {
-	return xov_job_of(job)->status == VIRTIO_CRYPTO_OK ? 0 : -EIO;
+	switch (xov_job_of(job)->status) {
+	case VIRTIO_CRYPTO_OK:
+		return 0;
+	case VIRTIO_CRYPTO_INVSESS:
+	case VIRTIO_CRYPTO_BADMSG:
+	case VIRTIO_CRYPTO_NOTSUPP:
+		return -EINVAL;
+	default:
+		return -EIO;
+	}
 }
 
 /*
@@ -441,6 +456,7 @@ static void xov_release(struct xo_engine *eng)
 }
 
 static const struct xo_engine_ops xov_ops = {
+	.owner = THIS_MODULE,
 	.session_create = xov_session_create,
 	.session_destroy = xov_session_destroy,
 	.submit = xov_submit,

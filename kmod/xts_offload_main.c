@@ -77,7 +77,7 @@ static void xo_unbind(struct xo_binding *b)
 {
 	b->engine->ops->session_destroy(b->engine, b->enc);
 	b->engine->ops->session_destroy(b->engine, b->dec);
-	xo_engine_put(b->engine);
+	xo_engine_put_active(b->engine);
 	kfree(b);
 }
 
@@ -106,7 +106,7 @@ static struct xo_binding *xo_new_binding(const u8 *key, unsigned int keylen)
 err_free:
 	kfree(b);
 err_put:
-	xo_engine_put(eng);
+	xo_engine_put_active(eng);
 	return NULL;
 }
 
@@ -240,6 +240,25 @@ static bool xo_sg_overlap(struct scatterlist *src, struct scatterlist *dst,
 	return false;
 }
 
+/*
+ * May a request that failed with err in the engine be computed again from
+ * its source? Not when the engine may have written dst (-EIO without the
+ * engine's promise, -ESTALE) and dst overlaps src: the source may be
+ * overwritten, and a second pass over it would return wrong data.
+ */
+static bool xo_can_recompute(struct skcipher_request *req, struct xo_engine *eng, int err)
+{
+	if (err == -EINVAL || err == -ENODEV)
+		return true;
+	if (err == -EIO && (eng->caps & XO_CAP_DST_UNTOUCHED_ON_ERROR))
+		return true;
+	if (!xo_sg_overlap(req->src, req->dst, req->cryptlen))
+		return true;
+	dev_err_ratelimited(eng->dev,
+			    "an in-place request failed in the engine after it may have written: I/O error rather than wrong data\n");
+	return false;
+}
+
 static void xo_job_done(struct xo_job *job, int err)
 {
 	struct xo_req_ctx *rctx = container_of(job, struct xo_req_ctx, job);
@@ -249,8 +268,7 @@ static void xo_job_done(struct xo_job *job, int err)
 		skcipher_request_complete(req, 0);
 		return;
 	}
-	if (err == -ESTALE && xo_sg_overlap(req->src, req->dst, req->cryptlen)) {
-		/* The source may be overwritten: nothing left to recompute from. */
+	if (!xo_can_recompute(req, job->engine, err)) {
 		skcipher_request_complete(req, -EIO);
 		return;
 	}
@@ -364,7 +382,12 @@ static noinline int xo_offload(struct skcipher_request *req,
 	case -EINPROGRESS:
 		break;
 	case -EIO:
-		/* The engine failed it at once: recompute right here. */
+	case -EINVAL:
+		/* The engine failed it at once: recompute right here, if that is safe. */
+		if (!xo_can_recompute(req, eng, ret)) {
+			ret = -EIO;
+			break;
+		}
 		why = XO_STAT_FB_ERROR;
 		xo_stats_add(eng->stats, XO_STAT_FB_ERROR, 1);
 		ret = -EAGAIN;
@@ -476,7 +499,9 @@ static struct skcipher_alg xo_alg = {
 	.base = {
 		.cra_name = "xts(aes)",
 		.cra_driver_name = "xts-aes-offload",
-		.cra_flags = CRYPTO_ALG_ASYNC | CRYPTO_ALG_NEED_FALLBACK,
+		/* Keys go to a device: not for users who need them kept in the CPU. */
+		.cra_flags = CRYPTO_ALG_ASYNC | CRYPTO_ALG_NEED_FALLBACK |
+			     CRYPTO_ALG_KERN_DRIVER_ONLY,
 		.cra_blocksize = AES_BLOCK_SIZE,
 		.cra_ctxsize = sizeof(struct xo_tfm_ctx),
 		.cra_module = THIS_MODULE,

@@ -142,12 +142,20 @@ def ldd_closure(binaries):
 	return sorted(libs)
 
 
+def engine_modules(module_ko):
+	"""Engine modules built beside xts_offload.ko (xts_offload_*.ko)."""
+	d = os.path.dirname(os.path.abspath(module_ko))
+	return sorted(os.path.join(d, f) for f in os.listdir(d)
+		      if f.startswith('xts_offload_') and f.endswith('.ko'))
+
+
 def inputs_key(kver, module_ko, guest_exes, host_bins):
 	h = hashlib.sha256()
 	for f in ('initramfs.py', 'modules.txt', 'host-binaries.txt'):
 		file_digest(h, os.path.join(HERE, f))
 	h.update(kver.encode())
-	for f in [module_ko] + list(guest_exes) + list(host_bins) + [which('busybox')]:
+	for f in ([module_ko] + engine_modules(module_ko) + list(guest_exes) + list(host_bins) +
+		  [which('busybox')]):
 		file_digest(h, f)
 	st = os.stat(f'/lib/modules/{kver}/modules.dep')
 	h.update(b'%d %d' % (st.st_mtime_ns, st.st_size))
@@ -193,6 +201,8 @@ def install_modules(root, kver, module_ko):
 		with open(dest, 'wb') as fh:
 			fh.write(data)
 	copy_into(root, module_ko, f'{mdir}/extra/xts_offload.ko')
+	for ko in engine_modules(module_ko):
+		copy_into(root, ko, f'{mdir}/extra/{os.path.basename(ko)}')
 	for f in ('modules.order', 'modules.builtin', 'modules.builtin.modinfo'):
 		if os.path.exists(f'{mdir}/{f}'):
 			copy_into(root, f'{mdir}/{f}')
