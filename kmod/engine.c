@@ -22,8 +22,69 @@ module_param(allow_confidential, bool, 0444);
 MODULE_PARM_DESC(allow_confidential,
 		 "Use engines in a confidential guest (SEV, TDX) too, although they hand dm-crypt's keys to the host (default: no)");
 
+static unsigned int watchdog_ms = 30000;
+module_param(watchdog_ms, uint, 0644);
+MODULE_PARM_DESC(watchdog_ms,
+		 "An engine with requests in flight that completes none for this many ms is retired and its requests recomputed in software (default 30000; 0: never)");
+
 static LIST_HEAD(xo_engines);
 static DEFINE_MUTEX(xo_engines_lock);
+
+static void xo_watchdog_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(xo_watchdog, xo_watchdog_fn);
+#define XO_WATCHDOG_PERIOD	(HZ / 4)
+
+static void xo_watchdog_arm(void)
+{
+	lockdep_assert_held(&xo_engines_lock);
+	if (!list_empty(&xo_engines))
+		queue_delayed_work(system_wq, &xo_watchdog, XO_WATCHDOG_PERIOD);
+}
+
+/*
+ * A device that stops answering must not hang I/O: an engine with requests
+ * in flight that completes none of them for watchdog_ms is stopped; what
+ * it held is completed and recomputed in software where that is safe.
+ */
+static void xo_watchdog_fn(struct work_struct *work)
+{
+	unsigned long limit = msecs_to_jiffies(READ_ONCE(watchdog_ms));
+	struct xo_engine *eng, *stuck = NULL;
+	s64 in_flight = 0;
+
+	mutex_lock(&xo_engines_lock);
+	list_for_each_entry(eng, &xo_engines, node) {
+		s64 done = xo_stats_sum(eng->stats, XO_STAT_REQUESTS) +
+			   xo_stats_sum(eng->stats, XO_STAT_ERRORS);
+		s64 n = xo_stats_sum(eng->stats, XO_STAT_IN_FLIGHT);
+
+		if (n <= 0 || done != eng->wd_done) {
+			eng->wd_done = done;
+			eng->wd_since = jiffies;
+		} else if (limit && eng->ops->stop && !stuck &&
+			   time_after(jiffies, eng->wd_since + limit)) {
+			stuck = eng;
+			in_flight = n;
+			kref_get(&eng->ref);
+		}
+	}
+	mutex_unlock(&xo_engines_lock);
+	if (stuck) {
+		dev_err(stuck->dev,
+			"engine completed none of its %lld requests in flight for %u ms: retired, they are recomputed in software\n",
+			in_flight, jiffies_to_msecs(limit));
+		stuck->ops->stop(stuck);
+		xo_engine_put(stuck);
+	}
+	mutex_lock(&xo_engines_lock);
+	xo_watchdog_arm();
+	mutex_unlock(&xo_engines_lock);
+}
+
+void xo_engines_exit(void)
+{
+	cancel_delayed_work_sync(&xo_watchdog);
+}
 
 atomic_t xo_engines_gen = ATOMIC_INIT(0);
 
@@ -255,9 +316,12 @@ int xo_engine_register(struct xo_engine *eng)
 		return ret;
 	}
 
+	eng->wd_done = 0;
+	eng->wd_since = jiffies;
 	mutex_lock(&xo_engines_lock);
 	list_add_tail_rcu(&eng->node, &xo_engines);
 	atomic_inc(&xo_engines_gen);
+	xo_watchdog_arm();
 	mutex_unlock(&xo_engines_lock);
 	dev_info(eng->dev, "xts(aes) engine registered (known-answer test passed)\n");
 	return 0;

@@ -89,6 +89,13 @@ struct xo_engine_ops {
 	int (*submit)(struct xo_engine *eng, struct xo_job *job);
 	/* Last reference dropped: free the engine. */
 	void (*release)(struct xo_engine *eng);
+	/*
+	 * Process context: the watchdog found the engine stuck (requests in
+	 * flight, none completed for watchdog_ms). Unregister, stop the
+	 * device, and complete everything still in flight: -ESTALE for what
+	 * the device may have taken. Optional.
+	 */
+	void (*stop)(struct xo_engine *eng);
 	/* The module the callbacks live in: held while a tfm uses the engine. */
 	struct module *owner;
 };
@@ -109,6 +116,8 @@ struct xo_engine {
 	bool dead;			/* unregistered: accept nothing */
 	unsigned int caps;		/* XO_CAP_* */
 	int priority;			/* new sessions go to the highest */
+	s64 wd_done;			/* watchdog: completions at the last look */
+	unsigned long wd_since;		/* watchdog: jiffies of the last progress */
 	unsigned int max_keylen;	/* bytes, both XTS halves */
 	unsigned int max_sg;		/* scatterlist entries per direction */
 	u64 max_len;			/* largest request in bytes */
@@ -132,6 +141,8 @@ static inline u32 xo_engine_generation(void)
 }
 
 int xo_engine_submit(struct xo_engine *eng, struct xo_job *job);
+/* Module exit of the core: no watchdog may run after this. */
+void xo_engines_exit(void);
 void xo_engine_complete(struct xo_job *job, int err);
 
 /* Engine back ends. */

@@ -10,6 +10,8 @@
  *   delay_ms=N                     answer N ms late
  *   fail_written=N                 the next N jobs write dst, then fail
  *   untouched=1                    claim XO_CAP_DST_UNTOUCHED_ON_ERROR
+ *   hang=1                         stop answering: jobs wait until the
+ *                                  watchdog retires the engine
  *
  * It is no accelerator: it exists so the tests reach paths QEMU's device
  * cannot (a wrong result, a failure after dst was written).
@@ -66,6 +68,10 @@ module_param(untouched, bool, 0444);
 MODULE_PARM_DESC(untouched,
 		 "Claim that a failed job never wrote dst (XO_CAP_DST_UNTOUCHED_ON_ERROR), even when fail_written makes it false (default no)");
 
+static bool hang;
+module_param(hang, bool, 0644);
+MODULE_PARM_DESC(hang, "Stop answering: new jobs are held until the watchdog retires the engine (default no)");
+
 static int priority = 10;
 module_param(priority, int, 0444);
 MODULE_PARM_DESC(priority,
@@ -82,6 +88,7 @@ struct xol_session {
 
 struct xol_job {
 	struct delayed_work dw;
+	struct list_head held;		/* hang: waiting for the watchdog */
 	struct xo_job *job;
 	u8 iv[XTS_BLOCK_SIZE];
 };
@@ -96,6 +103,10 @@ static struct xol_dev {
 	struct mutex lock;		/* sessions[] against create/destroy */
 	struct xol_session sessions[XOL_SESSIONS];
 	struct completion released;
+	spinlock_t held_lock;		/* held */
+	struct list_head held;
+	struct mutex stop_lock;		/* registered */
+	bool registered;
 } xol;
 
 static int xol_session_create(struct xo_engine *eng, const u8 *key, unsigned int keylen,
@@ -191,9 +202,42 @@ static int xol_submit(struct xo_engine *eng, struct xo_job *job)
 	for (i = 0; i < XTS_BLOCK_SIZE; i++)
 		lj->iv[i] = xol.defect == XOL_TWEAK_ENDIAN ? job->iv[XTS_BLOCK_SIZE - 1 - i] :
 							     job->iv[i];
+	if (READ_ONCE(hang)) {
+		unsigned long flags;
+
+		spin_lock_irqsave(&xol.held_lock, flags);
+		list_add_tail(&lj->held, &xol.held);
+		spin_unlock_irqrestore(&xol.held_lock, flags);
+		return -EINPROGRESS;
+	}
 	INIT_DELAYED_WORK(&lj->dw, xol_work);
 	queue_delayed_work(xol.wq, &lj->dw, msecs_to_jiffies(READ_ONCE(delay_ms)));
 	return -EINPROGRESS;
+}
+
+/* Unregister (once), then finish everything: held jobs fail as "unknown". */
+static void xol_stop(struct xo_engine *eng)
+{
+	struct xol_job *lj, *tmp;
+	unsigned long flags;
+	LIST_HEAD(held);
+
+	mutex_lock(&xol.stop_lock);
+	if (xol.registered) {
+		xol.registered = false;
+		xo_engine_unregister(&xol.eng);
+	}
+	mutex_unlock(&xol.stop_lock);
+	flush_workqueue(xol.wq);
+	spin_lock_irqsave(&xol.held_lock, flags);
+	list_splice_init(&xol.held, &held);
+	spin_unlock_irqrestore(&xol.held_lock, flags);
+	local_bh_disable();
+	list_for_each_entry_safe(lj, tmp, &held, held) {
+		list_del(&lj->held);
+		xo_engine_complete(lj->job, -ESTALE);
+	}
+	local_bh_enable();
 }
 
 static void xol_release(struct xo_engine *eng)
@@ -207,6 +251,7 @@ static const struct xo_engine_ops xol_ops = {
 	.session_destroy = xol_session_destroy,
 	.submit = xol_submit,
 	.release = xol_release,
+	.stop = xol_stop,
 };
 
 static void xol_free_sessions(void)
@@ -228,6 +273,9 @@ static int __init xol_init(void)
 	else if (!sysfs_streq(defect, "none"))
 		return -EINVAL;
 	mutex_init(&xol.lock);
+	mutex_init(&xol.stop_lock);
+	spin_lock_init(&xol.held_lock);
+	INIT_LIST_HEAD(&xol.held);
 	init_completion(&xol.released);
 	xol.dev = root_device_register(KBUILD_MODNAME);
 	if (IS_ERR(xol.dev))
@@ -247,6 +295,7 @@ static int __init xol_init(void)
 	ret = xo_engine_register(&xol.eng);
 	if (ret)
 		goto err_wq;
+	xol.registered = true;
 	return 0;
 
 err_wq:
@@ -264,8 +313,7 @@ static void __exit xol_exit(void)
 	 * Module references keep us loaded while a tfm is bound here, so
 	 * only our own reference is left once the engine is unregistered.
 	 */
-	xo_engine_unregister(&xol.eng);
-	flush_workqueue(xol.wq);
+	xol_stop(&xol.eng);
 	xo_engine_put(&xol.eng);
 	wait_for_completion(&xol.released);
 	destroy_workqueue(xol.wq);

@@ -95,6 +95,7 @@ struct xov_dev {
 	 */
 	struct mutex stop_lock;
 	bool stopped;
+	bool stuck;		/* stopped by the watchdog: taken jobs may be half done */
 	struct work_struct retire_work;
 	unsigned int nr_dataq;
 	struct xov_dataq dataq[];
@@ -422,7 +423,8 @@ static void xov_drain(struct xov_dev *xd)
 		dq->gone = true;
 		spin_unlock_irqrestore(&dq->lock, flags);
 	}
-	broken = xd->nr_dataq && virtqueue_is_broken(xd->dataq[0].vq);
+	/* A broken ring, or a device that hung, may have taken them: unknown. */
+	broken = (xd->nr_dataq && virtqueue_is_broken(xd->dataq[0].vq)) || READ_ONCE(xd->stuck);
 
 	/* Callers expect completions in softirq-like context. */
 	local_bh_disable();
@@ -454,14 +456,6 @@ static void xov_release(struct xo_engine *eng)
 {
 	kfree(to_xov(eng));
 }
-
-static const struct xo_engine_ops xov_ops = {
-	.owner = THIS_MODULE,
-	.session_create = xov_session_create,
-	.session_destroy = xov_session_destroy,
-	.submit = xov_submit,
-	.release = xov_release,
-};
 
 /*
  * Stop using the device: no new sessions or submissions, the device reset,
@@ -504,6 +498,24 @@ static void xov_retire_work(struct work_struct *work)
 		"device needs a reset or is not ready: engine retired, requests run in software\n");
 	xov_stop(xd);
 }
+
+/* The watchdog: the device stopped answering. */
+static void xov_stuck(struct xo_engine *eng)
+{
+	struct xov_dev *xd = to_xov(eng);
+
+	WRITE_ONCE(xd->stuck, true);
+	xov_stop(xd);
+}
+
+static const struct xo_engine_ops xov_ops = {
+	.owner = THIS_MODULE,
+	.session_create = xov_session_create,
+	.session_destroy = xov_session_destroy,
+	.submit = xov_submit,
+	.release = xov_release,
+	.stop = xov_stuck,
+};
 
 static int xov_find_vqs(struct xov_dev *xd)
 {

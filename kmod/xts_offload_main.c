@@ -552,6 +552,7 @@ static void __exit xo_module_exit(void)
 {
 	crypto_unregister_skcipher(&xo_alg);
 	xo_virtio_exit();
+	xo_engines_exit();
 	destroy_workqueue(xo_wq);
 	xo_sysfs_exit();
 }
