@@ -96,6 +96,12 @@ struct xo_req_ctx {
 	struct skcipher_request fallback_req;	/* must be last */
 };
 
+static void xo_sessions_held(struct xo_engine *eng, int n)
+{
+	xo_stats_add(eng->stats, XO_STAT_SESSIONS, n);
+	xo_stats_add(xo_total_stats, XO_STAT_SESSIONS, n);
+}
+
 /* Process context: no job uses b's sessions any more. */
 static void xo_binding_free_work(struct work_struct *work)
 {
@@ -105,6 +111,7 @@ static void xo_binding_free_work(struct work_struct *work)
 	eng->ops->session_destroy(eng, b->enc);
 	eng->ops->session_destroy(eng, b->dec);
 	atomic_sub(2, &eng->nr_sessions);
+	xo_sessions_held(eng, -2);
 	percpu_ref_exit(&b->users);
 	kfree(b);
 	xo_engine_put(eng);
@@ -129,16 +136,25 @@ static bool xo_binding_usable(struct xo_binding *b, struct xo_engine *active)
 	return b && b->engine == active && !READ_ONCE(b->engine->dead);
 }
 
+/*
+ * A key found no session: the module's cap (err -EDQUOT) or the device
+ * refused one (QEMU's builtin back end reports a full table as a plain
+ * error, not as -ENOSPC).
+ */
 static void xo_sessions_exhausted(struct xo_engine *eng, int err)
 {
 	xo_stats_add(eng->stats, XO_STAT_SESSIONS_EXHAUSTED, 1);
 	xo_stats_add(xo_total_stats, XO_STAT_SESSIONS_EXHAUSTED, 1);
-	if (__ratelimit(&xo_sessions_rs))
+	if (!__ratelimit(&xo_sessions_rs))
+		return;
+	if (err == -EDQUOT)
 		dev_warn(eng->dev,
-			 "out of device sessions (%s, max_sessions=%u): new keys run in software; see stats/sessions_exhausted\n",
-			 err == -ENOSPC ? "the device has no more" :
-					  "the module's cap reached",
+			 "out of device sessions (max_sessions=%u reached): new keys run in software; see stats/sessions_exhausted\n",
 			 READ_ONCE(max_sessions));
+	else
+		dev_warn(eng->dev,
+			 "out of device sessions (the device refused one: %d): new keys run in software; see stats/sessions_exhausted\n",
+			 err);
 }
 
 /* Process context, may sleep. Takes over the caller's reference on eng. */
@@ -169,15 +185,13 @@ static struct xo_binding *xo_new_binding(struct xo_engine *eng, const u8 *key,
 		eng->ops->session_destroy(eng, b->enc);
 		goto err_ref;
 	}
+	xo_sessions_held(eng, 2);
 	return b;
 
 err_ref:
-	if (ret == -ENOSPC)
+	/* Gone engines aside, a refusal is most likely a full session table. */
+	if (ret != -ENODEV)
 		xo_sessions_exhausted(eng, ret);
-	else if (ret != -ENODEV)
-		dev_warn_ratelimited(eng->dev,
-				     "creating a session failed (%d): the key runs in software\n",
-				     ret);
 	percpu_ref_exit(&b->users);
 err_free:
 	kfree(b);
