@@ -248,11 +248,14 @@ static void xo_rebind_work(struct work_struct *work)
 	mutex_lock(&ctx->lock);
 	old = rcu_dereference_protected(ctx->binding,
 					lockdep_is_held(&ctx->lock));
-	if (seq != ctx->key_seq || (!new && old && !READ_ONCE(old->engine->dead))) {
-		/* A new key came meanwhile, or keep what still works. */
+	if (seq != ctx->key_seq) {
+		/* A new key came meanwhile: new is stale. */
 		old = new;
 	} else {
-		rcu_assign_pointer(ctx->binding, new);
+		if (!new && old && !READ_ONCE(old->engine->dead))
+			old = NULL;	/* keep what still works */
+		else
+			rcu_assign_pointer(ctx->binding, new);
 		WRITE_ONCE(ctx->bound_gen, gen);
 		WRITE_ONCE(ctx->bound_seq, seq);
 	}
@@ -380,22 +383,26 @@ static void xo_job_done(struct xo_job *job, int err)
 {
 	struct xo_req_ctx *rctx = container_of(job, struct xo_req_ctx, job);
 	struct skcipher_request *req = rctx->req;
+	struct xo_binding *b = rctx->binding;
 
-	/* The device is done with the job: its sessions may go. */
-	percpu_ref_put(&rctx->binding->users);
 	if (likely(!err)) {
 		skcipher_request_complete(req, 0);
-		return;
-	}
-	if (err == -ESTALE && xo_sg_overlap(req->src, req->dst, req->cryptlen)) {
+	} else if (err == -ESTALE &&
+		   xo_sg_overlap(req->src, req->dst, req->cryptlen)) {
 		/* The source may be overwritten: nothing left to recompute from. */
 		skcipher_request_complete(req, -EIO);
-		return;
+	} else {
+		xo_stats_add(job->engine->stats, XO_STAT_FB_ERROR, 1);
+		xo_stats_add(xo_total_stats, XO_STAT_FB_ERROR, 1);
+		INIT_WORK(&rctx->work, xo_recompute_work);
+		queue_work(xo_wq, &rctx->work);
 	}
-	xo_stats_add(job->engine->stats, XO_STAT_FB_ERROR, 1);
-	xo_stats_add(xo_total_stats, XO_STAT_FB_ERROR, 1);
-	INIT_WORK(&rctx->work, xo_recompute_work);
-	queue_work(xo_wq, &rctx->work);
+	/*
+	 * The device is done with the job: its sessions may go, and with the
+	 * binding the engine reference it holds. Last, after the engine's
+	 * counters; req may be gone already.
+	 */
+	percpu_ref_put(&b->users);
 }
 
 /*
