@@ -300,6 +300,7 @@ int xo_engine_register(struct xo_engine *eng)
 		return -ENOMEM;
 	kref_init(&eng->ref);
 	eng->dead = false;
+	atomic_set(&eng->nr_sessions, 0);
 
 	ret = xo_engine_kat(eng);
 	if (ret) {

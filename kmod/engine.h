@@ -121,6 +121,7 @@ struct xo_engine {
 	unsigned int max_keylen;	/* bytes, both XTS halves */
 	unsigned int max_sg;		/* scatterlist entries per direction */
 	u64 max_len;			/* largest request in bytes */
+	atomic_t nr_sessions;		/* held by the crypto-API side */
 	struct xo_stats __percpu *stats;
 };
 

@@ -11,6 +11,8 @@
  */
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/percpu-refcount.h>
+#include <linux/ratelimit.h>
 #include <linux/rcupdate.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -34,16 +36,34 @@ module_param(threshold, uint, 0644);
 MODULE_PARM_DESC(threshold,
 		 "Requests shorter than this many bytes are computed in software (0: the engine takes all it can)");
 
+static unsigned int max_sessions = 256;
+module_param(max_sessions, uint, 0644);
+MODULE_PARM_DESC(max_sessions,
+		 "Device sessions this module holds per engine, two per key (default 256); keys beyond run in software and count in sessions_exhausted");
+
 /*
- * Recomputation of failed engine requests runs here, in process context;
- * writeback can depend on it, hence WQ_MEM_RECLAIM. Rebinding, which may
- * allocate and wait for the device, runs on system_wq instead.
+ * Recomputation of failed engine requests, and the destruction of the
+ * sessions of retired bindings, run here, in process context; writeback can
+ * depend on the former, hence WQ_MEM_RECLAIM. Binding, which may allocate
+ * and wait for the device, runs on system_wq instead.
  */
 static struct workqueue_struct *xo_wq;
 
-/* Engine sessions for the current key. */
+/* One message per five minutes when keys find no session. */
+static DEFINE_RATELIMIT_STATE(xo_sessions_rs, 300 * HZ, 1);
+
+/*
+ * Engine sessions for one key. A submitter takes a reference on users
+ * under RCU before it hands a job to the engine, and the job's completion
+ * (or the submitter, when the engine did not queue the job) drops it. A
+ * binding is retired by unpublishing it and killing users; once no job
+ * that uses its sessions is left, the release queues free_work, which
+ * destroys the sessions in process context.
+ */
 struct xo_binding {
 	struct xo_engine *engine;
+	struct percpu_ref users;
+	struct work_struct free_work;
 	u64 enc;
 	u64 dec;
 };
@@ -51,15 +71,18 @@ struct xo_binding {
 struct xo_tfm_ctx {
 	struct crypto_skcipher *fallback;
 	struct xo_binding __rcu *binding;
-	struct mutex lock;		/* setkey against rebind */
-	struct work_struct rebind;
+	struct mutex lock;		/* key, binding, bound_* */
+	struct work_struct rebind;	/* creates sessions, off the request path */
 	u32 bound_gen;			/* engine generation last bound against */
+	u32 key_seq;			/* bumped by each setkey */
+	u32 bound_seq;			/* key_seq last bound for */
 	unsigned int keylen;		/* 0 when the engine cannot take the key */
 	u8 key[2 * AES_MAX_KEY_SIZE];
 };
 
 struct xo_req_ctx {
 	struct skcipher_request *req;
+	struct xo_binding *binding;	/* referenced while the job is queued */
 	struct xo_job job;
 	struct work_struct work;
 	struct scatterlist src[XO_JOB_MAX_SG];
@@ -73,73 +96,179 @@ struct xo_req_ctx {
 	struct skcipher_request fallback_req;	/* must be last */
 };
 
-static void xo_unbind(struct xo_binding *b)
+static void xo_sessions_held(struct xo_engine *eng, int n)
 {
-	b->engine->ops->session_destroy(b->engine, b->enc);
-	b->engine->ops->session_destroy(b->engine, b->dec);
-	xo_engine_put_active(b->engine);
-	kfree(b);
+	xo_stats_add(eng->stats, XO_STAT_SESSIONS, n);
+	xo_stats_add(xo_total_stats, XO_STAT_SESSIONS, n);
 }
 
-static struct xo_binding *xo_new_binding(const u8 *key, unsigned int keylen)
+/* Process context: no job uses b's sessions any more. */
+static void xo_binding_free_work(struct work_struct *work)
 {
-	struct xo_engine *eng;
-	struct xo_binding *b;
+	struct xo_binding *b = container_of(work, struct xo_binding, free_work);
+	struct xo_engine *eng = b->engine;
 
-	eng = xo_engine_get_active();
-	if (!eng)
-		return NULL;
+	eng->ops->session_destroy(eng, b->enc);
+	eng->ops->session_destroy(eng, b->dec);
+	atomic_sub(2, &eng->nr_sessions);
+	xo_sessions_held(eng, -2);
+	percpu_ref_exit(&b->users);
+	kfree(b);
+	xo_engine_put_active(eng);
+}
+
+/* Any context, the last user gone after retirement: no sleeping here. */
+static void xo_binding_release(struct percpu_ref *ref)
+{
+	struct xo_binding *b = container_of(ref, struct xo_binding, users);
+
+	queue_work(xo_wq, &b->free_work);
+}
+
+/* b is unpublished: free it once the jobs using it are done. */
+static void xo_binding_retire(struct xo_binding *b)
+{
+	percpu_ref_kill(&b->users);
+}
+
+static bool xo_binding_usable(struct xo_binding *b, struct xo_engine *active)
+{
+	return b && b->engine == active && !READ_ONCE(b->engine->dead);
+}
+
+/*
+ * A key found no session: the module's cap (err -EDQUOT) or the device
+ * refused one (QEMU's builtin back end reports a full table as a plain
+ * error, not as -ENOSPC).
+ */
+static void xo_sessions_exhausted(struct xo_engine *eng, int err)
+{
+	xo_stats_add(eng->stats, XO_STAT_SESSIONS_EXHAUSTED, 1);
+	xo_stats_add(xo_total_stats, XO_STAT_SESSIONS_EXHAUSTED, 1);
+	if (!__ratelimit(&xo_sessions_rs))
+		return;
+	if (err == -EDQUOT)
+		dev_warn(eng->dev,
+			 "out of device sessions (max_sessions=%u reached): new keys run in software; see stats/sessions_exhausted\n",
+			 READ_ONCE(max_sessions));
+	else
+		dev_warn(eng->dev,
+			 "out of device sessions (the device refused one: %d): new keys run in software; see stats/sessions_exhausted\n",
+			 err);
+}
+
+/* Process context, may sleep. Takes over the caller's reference on eng. */
+static struct xo_binding *xo_new_binding(struct xo_engine *eng, const u8 *key,
+					 unsigned int keylen)
+{
+	struct xo_binding *b;
+	int ret;
+
 	if (keylen > eng->max_keylen)
 		goto err_put;
+	if (atomic_add_return(2, &eng->nr_sessions) > READ_ONCE(max_sessions)) {
+		xo_sessions_exhausted(eng, -EDQUOT);
+		goto err_count;
+	}
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
-		goto err_put;
+		goto err_count;
+	if (percpu_ref_init(&b->users, xo_binding_release, 0, GFP_KERNEL))
+		goto err_free;
 	b->engine = eng;
-	if (eng->ops->session_create(eng, key, keylen, true, &b->enc))
-		goto err_free;
-	if (eng->ops->session_create(eng, key, keylen, false, &b->dec)) {
+	INIT_WORK(&b->free_work, xo_binding_free_work);
+	ret = eng->ops->session_create(eng, key, keylen, true, &b->enc);
+	if (ret)
+		goto err_ref;
+	ret = eng->ops->session_create(eng, key, keylen, false, &b->dec);
+	if (ret) {
 		eng->ops->session_destroy(eng, b->enc);
-		goto err_free;
+		goto err_ref;
 	}
+	xo_sessions_held(eng, 2);
 	return b;
 
+err_ref:
+	/* Gone engines aside, a refusal is most likely a full session table. */
+	if (ret != -ENODEV)
+		xo_sessions_exhausted(eng, ret);
+	percpu_ref_exit(&b->users);
 err_free:
 	kfree(b);
+err_count:
+	atomic_sub(2, &eng->nr_sessions);
 err_put:
 	xo_engine_put_active(eng);
 	return NULL;
 }
 
-/* (Re)create engine sessions for the current key on the active engine. */
-static void xo_bind(struct xo_tfm_ctx *ctx)
-{
-	struct xo_binding *new = NULL, *old;
-
-	lockdep_assert_held(&ctx->lock);
-	WRITE_ONCE(ctx->bound_gen, xo_engine_generation());
-	if (ctx->keylen)
-		new = xo_new_binding(ctx->key, ctx->keylen);
-	old = rcu_replace_pointer(ctx->binding, new,
-				  lockdep_is_held(&ctx->lock));
-	if (old) {
-		synchronize_rcu();
-		xo_unbind(old);
-	}
-}
-
+/*
+ * Bind the current key to the active engine, unless it already is: the
+ * sessions are created here, without ctx->lock held, so setkey never waits
+ * for the device. A setkey meanwhile makes the result stale; the next
+ * request then queues this again.
+ */
 static void xo_rebind_work(struct work_struct *work)
 {
 	struct xo_tfm_ctx *ctx = container_of(work, struct xo_tfm_ctx, rebind);
+	struct xo_binding *new = NULL, *old;
+	struct xo_engine *eng;
+	u8 key[2 * AES_MAX_KEY_SIZE];
+	unsigned int keylen;
+	u32 gen, seq;
 
 	mutex_lock(&ctx->lock);
-	xo_bind(ctx);
+	gen = xo_engine_generation();
+	seq = ctx->key_seq;
+	keylen = ctx->keylen;
+	eng = keylen ? xo_engine_get_active() : NULL;
+	old = rcu_dereference_protected(ctx->binding,
+					lockdep_is_held(&ctx->lock));
+	if (!eng || xo_binding_usable(old, eng)) {
+		/* Nothing to create: keep a live binding, drop a dead one. */
+		if (old && READ_ONCE(old->engine->dead))
+			RCU_INIT_POINTER(ctx->binding, NULL);
+		else
+			old = NULL;
+		WRITE_ONCE(ctx->bound_gen, gen);
+		WRITE_ONCE(ctx->bound_seq, seq);
+		mutex_unlock(&ctx->lock);
+		if (eng)
+			xo_engine_put_active(eng);
+		if (old)
+			xo_binding_retire(old);
+		return;
+	}
+	memcpy(key, ctx->key, keylen);
 	mutex_unlock(&ctx->lock);
+
+	new = xo_new_binding(eng, key, keylen);
+	memzero_explicit(key, sizeof(key));
+
+	mutex_lock(&ctx->lock);
+	old = rcu_dereference_protected(ctx->binding,
+					lockdep_is_held(&ctx->lock));
+	if (seq != ctx->key_seq) {
+		/* A new key came meanwhile: new is stale. */
+		old = new;
+	} else {
+		if (!new && old && !READ_ONCE(old->engine->dead))
+			old = NULL;	/* keep what still works */
+		else
+			rcu_assign_pointer(ctx->binding, new);
+		WRITE_ONCE(ctx->bound_gen, gen);
+		WRITE_ONCE(ctx->bound_seq, seq);
+	}
+	mutex_unlock(&ctx->lock);
+	if (old)
+		xo_binding_retire(old);
 }
 
 static int xo_setkey(struct crypto_skcipher *tfm, const u8 *key,
 		     unsigned int keylen)
 {
 	struct xo_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
+	struct xo_binding *old;
 	int ret;
 
 	ret = xts_verify_key(tfm, key, keylen);
@@ -153,6 +282,12 @@ static int xo_setkey(struct crypto_skcipher *tfm, const u8 *key,
 	if (ret)
 		return ret;
 
+	/*
+	 * The old key's sessions are retired, not destroyed here: jobs still
+	 * queued in the device keep them until they complete. Sessions for
+	 * the new key are created by the first request that could use them
+	 * (xo_rebind_work); until then requests run in software.
+	 */
 	mutex_lock(&ctx->lock);
 	memzero_explicit(ctx->key, sizeof(ctx->key));
 	ctx->keylen = 0;
@@ -161,8 +296,12 @@ static int xo_setkey(struct crypto_skcipher *tfm, const u8 *key,
 		memcpy(ctx->key, key, keylen);
 		ctx->keylen = keylen;
 	}
-	xo_bind(ctx);
+	WRITE_ONCE(ctx->key_seq, ctx->key_seq + 1);
+	old = rcu_replace_pointer(ctx->binding, NULL,
+				  lockdep_is_held(&ctx->lock));
 	mutex_unlock(&ctx->lock);
+	if (old)
+		xo_binding_retire(old);
 	return 0;
 }
 
@@ -263,19 +402,24 @@ static void xo_job_done(struct xo_job *job, int err)
 {
 	struct xo_req_ctx *rctx = container_of(job, struct xo_req_ctx, job);
 	struct skcipher_request *req = rctx->req;
+	struct xo_binding *b = rctx->binding;
 
 	if (likely(!err)) {
 		skcipher_request_complete(req, 0);
-		return;
-	}
-	if (!xo_can_recompute(req, job->engine, err)) {
+	} else if (!xo_can_recompute(req, job->engine, err)) {
 		skcipher_request_complete(req, -EIO);
-		return;
+	} else {
+		xo_stats_add(job->engine->stats, XO_STAT_FB_ERROR, 1);
+		xo_stats_add(xo_total_stats, XO_STAT_FB_ERROR, 1);
+		INIT_WORK(&rctx->work, xo_recompute_work);
+		queue_work(xo_wq, &rctx->work);
 	}
-	xo_stats_add(job->engine->stats, XO_STAT_FB_ERROR, 1);
-	xo_stats_add(xo_total_stats, XO_STAT_FB_ERROR, 1);
-	INIT_WORK(&rctx->work, xo_recompute_work);
-	queue_work(xo_wq, &rctx->work);
+	/*
+	 * The device is done with the job: its sessions may go, and with the
+	 * binding the engine reference it holds. Last, after the engine's
+	 * counters; req may be gone already.
+	 */
+	percpu_ref_put(&b->users);
 }
 
 /*
@@ -329,9 +473,16 @@ static struct scatterlist *xo_map_sg(struct scatterlist *sg,
 	return out;
 }
 
+/* Nothing tried to bind the current key to the current engines yet. */
+static bool xo_bind_due(struct xo_tfm_ctx *ctx)
+{
+	return READ_ONCE(ctx->bound_gen) != xo_engine_generation() ||
+	       READ_ONCE(ctx->bound_seq) != READ_ONCE(ctx->key_seq);
+}
+
 static void xo_maybe_rebind(struct xo_tfm_ctx *ctx)
 {
-	if (ctx->keylen && READ_ONCE(ctx->bound_gen) != xo_engine_generation())
+	if (ctx->keylen && xo_bind_due(ctx))
 		queue_work(system_wq, &ctx->rebind);
 }
 
@@ -352,7 +503,8 @@ static noinline int xo_offload(struct skcipher_request *req,
 
 	rcu_read_lock();
 	b = rcu_dereference(ctx->binding);
-	if (!b || READ_ONCE(b->engine->dead)) {
+	if (!b || READ_ONCE(b->engine->dead) ||
+	    !percpu_ref_tryget_live(&b->users)) {
 		why = XO_STAT_FB_NOENGINE;
 		xo_maybe_rebind(ctx);
 		goto out;
@@ -360,16 +512,17 @@ static noinline int xo_offload(struct skcipher_request *req,
 	eng = b->engine;
 	if (len > eng->max_len) {
 		why = XO_STAT_FB_LENGTH;
-		goto out;
+		goto out_put;
 	}
 	job->src = xo_map_sg(req->src, rctx->src, len, eng->max_sg);
 	job->dst = req->dst == req->src ? job->src :
 		   xo_map_sg(req->dst, rctx->dst, len, eng->max_sg);
 	if (!job->src || !job->dst) {
 		why = XO_STAT_FB_LAYOUT;
-		goto out;
+		goto out_put;
 	}
 	rctx->req = req;
+	rctx->binding = b;
 	job->session = encrypt ? b->enc : b->dec;
 	job->len = len;
 	job->encrypt = encrypt;
@@ -377,9 +530,13 @@ static noinline int xo_offload(struct skcipher_request *req,
 	job->iv = req->iv;
 
 	ret = xo_engine_submit(eng, job);
+	if (ret == -EINPROGRESS) {
+		/* The job's completion drops the reference; b may be gone. */
+		rcu_read_unlock();
+		return ret;
+	}
 	switch (ret) {
 	case 0:
-	case -EINPROGRESS:
 		break;
 	case -EIO:
 	case -EINVAL:
@@ -402,6 +559,8 @@ static noinline int xo_offload(struct skcipher_request *req,
 		ret = -EAGAIN;
 		break;
 	}
+out_put:
+	percpu_ref_put(&b->users);
 out:
 	rcu_read_unlock();
 	if (ret != -EAGAIN)
@@ -424,8 +583,7 @@ static __always_inline enum xo_stat xo_software_reason(struct xo_tfm_ctx *ctx,
 	if (len < XTS_BLOCK_SIZE || len % XTS_BLOCK_SIZE)
 		return XO_STAT_FB_LENGTH;
 	/* No engine took this key, and none came or went since. */
-	if (!rcu_access_pointer(ctx->binding) &&
-	    READ_ONCE(ctx->bound_gen) == xo_engine_generation())
+	if (!rcu_access_pointer(ctx->binding) && !xo_bind_due(ctx))
 		return XO_STAT_FB_NOENGINE;
 	return XO_NR_STATS;
 }
@@ -475,6 +633,8 @@ static int xo_init_tfm(struct crypto_skcipher *tfm)
 	mutex_init(&ctx->lock);
 	INIT_WORK(&ctx->rebind, xo_rebind_work);
 	ctx->keylen = 0;
+	ctx->key_seq = 0;
+	ctx->bound_seq = 0;
 	ctx->bound_gen = xo_engine_generation();
 	crypto_skcipher_set_reqsize(tfm, sizeof(struct xo_req_ctx) +
 				    crypto_skcipher_reqsize(fallback));
@@ -489,7 +649,7 @@ static void xo_exit_tfm(struct crypto_skcipher *tfm)
 	cancel_work_sync(&ctx->rebind);
 	b = rcu_dereference_protected(ctx->binding, true);
 	if (b)
-		xo_unbind(b);
+		xo_binding_retire(b);
 	crypto_free_skcipher(ctx->fallback);
 	memzero_explicit(ctx->key, sizeof(ctx->key));
 	mutex_destroy(&ctx->lock);
@@ -551,6 +711,13 @@ err_wq:
 static void __exit xo_module_exit(void)
 {
 	crypto_unregister_skcipher(&xo_alg);
+	/*
+	 * Every tfm is gone: wait for percpu_ref_kill()'s grace periods, so
+	 * each retired binding's release has run, and destroy its sessions
+	 * while the engines are still there.
+	 */
+	rcu_barrier();
+	flush_workqueue(xo_wq);
 	xo_virtio_exit();
 	xo_engines_exit();
 	destroy_workqueue(xo_wq);

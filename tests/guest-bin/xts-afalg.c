@@ -7,6 +7,7 @@
  *   xts-afalg compare DRIVER REFERENCE [-n ITERATIONS] [-s SEED] [-k KEYBYTES]
  *   xts-afalg keys DRIVER REFERENCE
  *   xts-afalg stream DRIVER REFERENCE [-s SEED] [-k KEYBYTES]
+ *   xts-afalg hold DRIVER REFERENCE [-n HANDLES] [-s SEED] [-k KEYBYTES]
  *
  * compare: random keys, lengths (ciphertext stealing included), buffer
  * offsets, scatterlist layouts (several iovecs, zero-copy and copying
@@ -18,6 +19,12 @@
  * set once, as a streaming user (kcapi-enc) sends it: each request takes
  * the IV the previous one left. DRIVER's ciphertext must equal REFERENCE's
  * (and so must its IV semantics), and each decrypts the other's.
+ *
+ * hold: N handles of DRIVER, each with its own random key, held open at
+ * once (each key wants its own device sessions). A round encrypts and
+ * decrypts 4 KiB through every handle and compares with REFERENCE; one
+ * round runs at start and one per line read on stdin; EOF ends. Each round
+ * prints "round R ok" or "round R mismatch".
  *
  * Exit: 0 all equal, 1 a mismatch, 2 usage, 3 the driver is unavailable.
  */
@@ -497,13 +504,102 @@ out:
 	return ret;
 }
 
+#define HOLD_LEN 4096
+
+/* One round of cmd_hold: every handle against the reference. */
+static int hold_round(struct kcapi_handle **hs, uint8_t (*keys)[64],
+		      unsigned long n, size_t klen, const char *reference)
+{
+	uint8_t in[HOLD_LEN], got[HOLD_LEN], want[HOLD_LEN], iv[XTS_IV_SIZE];
+	struct kcapi_handle *r = NULL;
+	int ret = EXIT_OK;
+
+	for (unsigned long i = 0; i < n && ret == EXIT_OK; i++) {
+		int k = keyed(&r, reference, keys[i], klen);
+
+		if (k == NO_DRIVER)
+			return EXIT_NODRIVER;
+		rnd_fill(in, sizeof(in));
+		rnd_fill(iv, sizeof(iv));
+		if (k || oneshot(r, true, in, sizeof(in), iv, want) ||
+		    oneshot(hs[i], true, in, sizeof(in), iv, got)) {
+			fprintf(stderr, "xts-afalg: handle %lu: encryption failed\n", i);
+			ret = EXIT_MISMATCH;
+		} else if (memcmp(got, want, sizeof(got))) {
+			fprintf(stderr, "xts-afalg: handle %lu: ciphertext differs\n", i);
+			hexdump("driver", got, sizeof(got));
+			hexdump("reference", want, sizeof(want));
+			ret = EXIT_MISMATCH;
+		} else if (oneshot(hs[i], false, want, sizeof(want), iv, got) ||
+			   memcmp(got, in, sizeof(got))) {
+			fprintf(stderr, "xts-afalg: handle %lu: decryption differs\n", i);
+			ret = EXIT_MISMATCH;
+		}
+	}
+	if (r)
+		kcapi_cipher_destroy(r);
+	return ret;
+}
+
+static int cmd_hold(const char *driver, const char *reference,
+		    unsigned long n, size_t klen)
+{
+	struct kcapi_handle **hs = calloc(n, sizeof(*hs));
+	uint8_t (*keys)[64] = calloc(n, sizeof(*keys));
+	unsigned long i, round = 1;
+	char line[64];
+	int ret = EXIT_OK;
+
+	if (!klen)
+		klen = 64;
+	if (klen == 48 || !hs || !keys) {
+		fprintf(stderr, "xts-afalg: hold takes -k 32 or 64%s\n",
+			hs && keys ? "" : " (out of memory)");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		rnd_fill(keys[i], klen);
+		hs[i] = open_driver(driver);
+		if (!hs[i]) {
+			ret = EXIT_NODRIVER;
+			goto out;
+		}
+		if (kcapi_cipher_setkey(hs[i], keys[i], (uint32_t)klen)) {
+			fprintf(stderr, "xts-afalg: handle %lu: setkey failed\n", i);
+			ret = EXIT_MISMATCH;
+			goto out;
+		}
+	}
+	for (;;) {
+		int r = hold_round(hs, keys, n, klen, reference);
+
+		printf("round %lu %s\n", round, r == EXIT_OK ? "ok" : "mismatch");
+		fflush(stdout);
+		if (r != EXIT_OK && ret == EXIT_OK)
+			ret = r;
+		if (!fgets(line, sizeof(line), stdin))
+			break;
+		round++;
+	}
+out:
+	if (hs)
+		for (i = 0; i < n; i++)
+			if (hs[i])
+				kcapi_cipher_destroy(hs[i]);
+	free(hs);
+	free(keys);
+	return ret;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: xts-afalg vectors DRIVER\n"
 		"       xts-afalg compare DRIVER REFERENCE [-n ITERATIONS] [-s SEED] [-k KEYBYTES]\n"
 		"       xts-afalg keys DRIVER REFERENCE\n"
-		"       xts-afalg stream DRIVER REFERENCE [-s SEED] [-k KEYBYTES]\n");
+		"       xts-afalg stream DRIVER REFERENCE [-s SEED] [-k KEYBYTES]\n"
+		"       xts-afalg hold DRIVER REFERENCE [-n HANDLES] [-s SEED] [-k KEYBYTES]\n");
 }
 
 int main(int argc, char **argv)
@@ -558,6 +654,8 @@ int main(int argc, char **argv)
 		return cmd_keys(argv[optind], argv[optind + 1]);
 	if (!strcmp(argv[1], "stream"))
 		return cmd_stream(argv[optind], argv[optind + 1], klen);
+	if (!strcmp(argv[1], "hold"))
+		return cmd_hold(argv[optind], argv[optind + 1], iterations, klen);
 	usage();
 	return EXIT_USAGE;
 }

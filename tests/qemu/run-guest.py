@@ -233,6 +233,20 @@ class Tap:
 		except (OSError, ValueError, RuntimeError, TimeoutError):
 			pass
 
+	def device_add(self, limit=30):
+		"""device_add of crypt0. The guest sees the device go before QEMU
+		has finished deleting it (the ACPI eject comes last): while the
+		old one still holds the id, try again, for at most limit seconds."""
+		end = time.monotonic() + limit
+		while True:
+			try:
+				self.qmp.command('device_add', dict(CRYPTO_DEVICE))
+				return
+			except RuntimeError as e:
+				if 'Duplicate' not in str(e) or time.monotonic() > end:
+					raise
+			time.sleep(0.2)
+
 	def host_request(self, words):
 		"""#@host hotplug del|add: QMP device_del/device_add of crypt0.
 		#@host wakeup: wake the guest (system_wakeup) once it has entered
@@ -252,7 +266,7 @@ class Tap:
 			if words[1] == 'del':
 				self.qmp.command('device_del', {'id': CRYPTO_DEVICE['id']})
 			else:
-				self.qmp.command('device_add', dict(CRYPTO_DEVICE))
+				self.device_add()
 			self.diag(f'host: {what}: done (QMP events so far: '
 				  f'{", ".join(self.qmp.events) or "none"})')
 		except (OSError, ValueError, RuntimeError) as e:
