@@ -80,6 +80,8 @@ def run(cmd, **kw):
     p = subprocess.run(cmd, **kw)
     if p.returncode != 0:
         out = p.stdout.decode(errors="replace") if isinstance(p.stdout, bytes) else (p.stdout or "")
+        if isinstance(p.stderr, bytes):
+            out += p.stderr.decode(errors="replace")
         raise SetupError(f"{' '.join(map(str, cmd))}: exit {p.returncode}\n{out}")
     return p
 
@@ -213,6 +215,74 @@ $B poweroff -f
             run([self.sedsim, "write", d, str(R1_START), str(R1_LENGTH)], stdin=f)
         run([self.opalctl_sim, "lock", d, "--transport", "sedsim", "--keyfile", self.admin_key,
              "--range", "1"])
+
+    def write_range1(self, img):
+        """Replace what locking range 1 holds (unlocked with the Admin1 key
+        for the write, locked again after it)."""
+        run([self.opalctl_sim, "unlock", self.drive, "--transport", "sedsim", "--keyfile",
+             self.admin_key, "--range", "1"])
+        with open(img, "rb") as f:
+            run([self.sedsim, "write", self.drive, str(R1_START), str(R1_LENGTH)], stdin=f)
+        run([self.opalctl_sim, "lock", self.drive, "--transport", "sedsim", "--keyfile",
+             self.admin_key, "--range", "1"])
+
+    def make_lvm_root(self, vg, lv):
+        """Partition 1 (range 1) as an LVM physical volume of the volume
+        group vg, whose logical volume lv holds the root file system.
+
+        The host may have no device mapper (it has none here), and the LVM
+        tools take only block devices, not a regular file: a loop device
+        gives them the image, and --driverloaded n makes them write the
+        metadata without ever asking for device-mapper (lvcreate -an -Zn:
+        no activation, no zeroing through a mapping). The ext4 image is
+        then written where the LV's extents are, as `pvs`/`lvs` report
+        them. LVM_SYSTEM_DIR points at a configuration of the test's own:
+        it sees only that loop device, keeps no metadata backups and no
+        devices file, and so reads and writes nothing in the host's
+        /etc/lvm. Returns the image."""
+        img = self.path("lvm.img")
+        with open(img, "wb") as f:
+            f.truncate(R1_LENGTH * 512)
+        fs = self.path("lvm-root.img")
+        lv_mib = 6   # of the range's 8 MiB: 1 MiB before the first extent, metadata
+        run(["mkfs.ext4", "-q", "-F", "-U", self.root_uuid, "-d", self.path("rootfs"),
+             fs, f"{lv_mib}M"])
+        sysdir = self.path("lvm-etc")
+        os.makedirs(sysdir, exist_ok=True)
+        loop = run(["losetup", "--find", "--show", img],
+                   stderr=subprocess.PIPE).stdout.decode().strip()
+        try:
+            with open(os.path.join(sysdir, "lvm.conf"), "w") as f:
+                f.write("# the boot test's own: only its loop device, nothing kept in /etc\n"
+                        "devices {\n"
+                        f'  filter = [ "a|^{loop}$|", "r|.*|" ]\n'
+                        "  use_devicesfile = 0\n"
+                        "  obtain_device_list_from_udev = 0\n"
+                        "}\n"
+                        "activation {\n  udev_sync = 0\n  udev_rules = 0\n  monitoring = 0\n}\n"
+                        "backup {\n  backup = 0\n  archive = 0\n}\n")
+            lvm_env = dict(os.environ, LVM_SYSTEM_DIR=sysdir, LVM_SUPPRESS_FD_WARNINGS="1")
+
+            def lvm(*a):
+                return run(["lvm", a[0], "--driverloaded", "n", *a[1:]], env=lvm_env,
+                           stderr=subprocess.PIPE).stdout.decode().strip()
+            lvm("pvcreate", "-y", loop)
+            lvm("vgcreate", "-s", "1M", vg, loop)
+            lvm("lvcreate", "-an", "-Zn", "-Wn", "-y", "-n", lv, "-L", f"{lv_mib}M", vg)
+            pe_start = int(lvm("pvs", "--noheadings", "--units", "b", "--nosuffix",
+                               "-o", "pe_start", loop))
+            extent = int(lvm("vgs", "--noheadings", "--units", "b", "--nosuffix",
+                             "-o", "vg_extent_size", vg))
+            ranges = lvm("lvs", "--noheadings", "-o", "seg_pe_ranges", f"{vg}/{lv}")
+        finally:
+            run(["losetup", "-d", loop])
+        m = re.fullmatch(rf"{re.escape(loop)}:(\d+)-(\d+)", ranges)
+        if not m or (int(m.group(2)) - int(m.group(1)) + 1) * extent != lv_mib << 20:
+            raise SetupError(f"{vg}/{lv}: expected one segment of {lv_mib} MiB, lvs says {ranges!r}")
+        with open(fs, "rb") as i, open(img, "r+b") as o:
+            o.seek(pe_start + int(m.group(1)) * extent)
+            shutil.copyfileobj(i, o)
+        return img
 
     def range1_locked(self):
         """True when a host read of range 1 is refused (sedsim exit 3)."""
@@ -442,12 +512,19 @@ $B poweroff -f
         return out, files
 
     # --- QEMU ---------------------------------------------------------------
-    def boot(self, kver, initrd, append, answers=(), timeout=None, qemu_args=()):
+    def boot(self, kver, initrd, append, answers=(), timeout=None, qemu_args=(), root=None,
+             splash=False):
         """Boot; returns (console text, qemu exit status or None on timeout,
         answers written). answers: (regex, text) pairs typed on the serial
-        console the first time the regex matches."""
+        console the first time the regex matches. root: the root= device
+        (default the root file system's UUID). splash: start plymouth;
+        otherwise plymouth.enable=0, since every image mkinitramfs makes
+        here carries plymouth once the plymouth package is installed (its
+        hook is unconditional) and it starts unless told not to."""
         timeout = timeout or self.args.boot_timeout
-        cmdline = (f"console=ttyS0 panic=-1 root=UUID={self.root_uuid} ip=dhcp "
+        root = root or f"UUID={self.root_uuid}"
+        cmdline = (f"console=ttyS0 panic=-1 root={root} ip=dhcp "
+                   f"{'splash' if splash else 'plymouth.enable=0'} "
                    f"fdekit.test.nvmf=10.0.2.2,{self.nvme_port},{NQN} {append}").strip()
         cmd = [self.args.qemu, "-accel", self.args.accel, "-cpu", "max", "-m", "1024",
                "-smp", "1", "-nodefaults", "-display", "none", "-no-reboot",
@@ -555,14 +632,16 @@ def step(tap, descs, fn):
         tap.result(good, desc, diag)
 
 
-def boot_expect_root(env, kver, initrd, tangs, append="", answers=(), qemu_args=()):
+def boot_expect_root(env, kver, initrd, tangs, append="", answers=(), qemu_args=(), root=None,
+                     splash=False):
     """Serve the drive (a power-on), boot, stop the drive. Good when the
     guest saw range 1 locked, reached root with the data intact, asked for
     nothing (unless answers were given) and Tang answered."""
     env.start_drive()
     before = [env.tang_requests(t) for t in tangs]
     try:
-        text, rc, typed = env.boot(kver, initrd, append, answers, qemu_args=qemu_args)
+        text, rc, typed = env.boot(kver, initrd, append, answers, qemu_args=qemu_args, root=root,
+                                   splash=splash)
     finally:
         env.stop_drive()
     reached, intact = root_result(text, env.data_sha)
@@ -647,6 +726,9 @@ def main():
         f"{first}: tpm2 pin (swtpm behind QEMU's tpm-tis): the slot sealed to the TPM unlocks with no prompt, and fdekit brings up no network",
         f"{first}: sss t=2 over Tang and the tpm2 pin (swtpm behind QEMU's tpm-tis): both answer, the slot unlocks with no prompt",
         f"{first}: the same sss t=2 slot with its Tang server down: the TPM alone does not unlock: 3 bounded attempts, then fallback=fail, no prompt, the boot ends without root",
+        f"{first}: plymouth running (splash): Tang refused, fallback=prompt asks through plymouth ask-for-password, the Admin1 key typed on the serial console (not echoed) unlocks",
+        f"{first}: LVM on the SED range (initramfs-tools, Debian's lvm2 hook, root=/dev/VG/LV): Tang unlocks the range with no prompt, udev activates the volume group once the partition reappears, root on the LV, data intact",
+        f"{first}: LVM on the SED range (dracut lvm): Tang unlocks the range with no prompt, the volume group is activated, root on the LV, data intact",
         f"{first}: LUKS2 on the SED range (dracut crypt): Tang unlocks the range, then the LUKS header appears and its passphrase opens root",
         f"{first}: LUKS2 on the SED range (initramfs-tools: Debian's cryptroot hook given a crypttab): Tang unlocks the range, then cryptroot asks for the passphrase, which opens root",
     ] if args.full else []
@@ -918,6 +1000,106 @@ def full_scenarios(tap, env, t, k, descs, entry):
         return [both, alone]
     step(tap, descs[5:7], sss_tang_tpm2)
 
+    def plymouth():
+        """The prompt through plymouth: Debian's plymouth hook puts plymouthd
+        into the image, `splash` starts it (init-premount), and the local-top
+        script then hands opalctl the plymouth askpass. With the serial
+        line the only console, plymouthd draws the details splash on it
+        and reads the keys typed there; the details plugin answers each
+        key with a bullet ('*'), where opalctl's own prompt echoes
+        nothing, so the bullets tell which of the two asked. plymouthd's
+        trace goes to a second serial port, a file on the host
+        (plymouth.debug=stream:/dev/ttyS1): it must show plymouthd on the
+        serial console, the password request coming from `plymouth
+        ask-for-password` whose parent is `opalctl unlock-all --askpass
+        /usr/lib/fdekit/plymouth-askpass`, its answer, and not the key."""
+        # The only Tang server refuses connections: each attempt fails at once.
+        jwe, user = env.bind("plymouth", "tang",
+                             f'{{"url":"{down["url"]}","adv":"{t["a"]["adv"]}"}}')
+        table = env.write_table("plymouth", [entry(k, jwe, "retry=1,fallback=prompt", user,
+                                                   timeout=8)])
+        initrd, files = env.mkinitramfs(k, table, "plymouth")
+        need = ["usr/sbin/plymouthd", "usr/bin/plymouth", "scripts/init-premount/plymouth",
+                "usr/lib/fdekit/plymouth-askpass", "usr/lib/x86_64-linux-gnu/plymouth/details.so"]
+        missing = [n for n in need if n not in files]
+        trace = env.path("plymouth-debug.log")
+        if os.path.exists(trace):
+            os.unlink(trace)
+        ask = r"Passphrase for root \(/dev/nvme\d+n1, range 1\)"
+        good, diag, text, _ = boot_expect_root(
+            env, k, initrd, [], "fdekit.timeout=90 plymouth.debug=stream:/dev/ttyS1",
+            answers=[(ask, env.admin_key_text)], splash=True,
+            qemu_args=["-serial", f"file:{trace}"])
+        with open(trace, errors="replace") as f:
+            log = f.read()
+        bullets = re.search(ask + r":?\s*\*{%d}" % len(env.admin_key_text), text) is not None
+        serial = "serial consoles detected, managing them with details forced" in log
+        # plymouthd names who asked: the askpass, child of opalctl unlock-all.
+        asker = re.search(r"connection is from pid \d+ \(plymouth ask-for-password --prompt "
+                          + ask + r"\) with parent pid \d+ \(/usr/sbin/opalctl unlock-all "
+                          r"[^)]*--askpass /usr/lib/fdekit/plymouth-askpass\)", log) is not None
+        answered = re.search(r"got password request(?s:.*)got password answer", log) is not None
+        echoed = env.admin_key_text in text
+        in_trace = env.admin_key_text in log
+        return [(good and not missing and bullets and serial and asker and answered
+                 and not echoed and not in_trace,
+                 f"missing: {missing}, a bullet per key typed (plymouth's details plugin): "
+                 f"{bullets}, plymouthd on the serial console: {serial}, "
+                 f"asked by opalctl's plymouth askpass: {asker}, request answered: {answered}, "
+                 f"key echoed: {echoed}, key in plymouth's trace: {in_trace}\n{diag}")]
+    step(tap, descs[7:8], plymouth)
+
+    vg, lv = "fdekitvg", "root"
+
+    def lvm_root():
+        """Range 1 becomes an LVM physical volume (once, for both LVM
+        scenarios; the LUKS scenarios after them write their own)."""
+        if "lvm" not in t:
+            env.write_range1(env.make_lvm_root(vg, lv))
+            t["lvm"] = True
+        return f"/dev/{vg}/{lv}"
+
+    dm_root = re.compile(rf"^FDEKIT-ROOT-SOURCE /dev/(?:{vg}/{lv}|mapper/{vg}-{lv}|dm-\d+)$", re.M)
+
+    def unlocked_before_lv(text):
+        """The range was unlocked before a file system on a mapping was
+        mounted: the volume group could only be found afterwards."""
+        sed = text.find("range 1 unlocked")
+        mounted = re.search(r"EXT4-fs \(dm-\d+\): mounted", text)
+        return 0 <= sed and mounted is not None and sed < mounted.start()
+
+    def lvm_initramfs_tools():
+        root = lvm_root()
+        table = env.write_table("lvm", [entry(k, t["jwe"])])
+        initrd, files = env.mkinitramfs(k, table, "lvm")
+        need = ["usr/sbin/lvm", "usr/lib/udev/rules.d/69-lvm.rules",
+                "usr/lib/udev/rules.d/56-lvm.rules", "scripts/local-top/fdekit-opal"]
+        missing = [n for n in need if n not in files]
+        dm = any(re.search(r"/dm-mod\.ko", f) for f in files)
+        good, diag, text, _ = boot_expect_root(env, k, initrd, [t["a"]], root=root)
+        on_lv = dm_root.search(text) is not None
+        ordered = unlocked_before_lv(text)
+        return [(good and on_lv and ordered and dm and not missing,
+                 f"missing: {missing}, dm-mod: {dm}, root on the LV: {on_lv}, "
+                 f"unlocked before the LV was mounted: {ordered}\n{diag}")]
+    step(tap, descs[8:9], lvm_initramfs_tools)
+
+    def lvm_dracut():
+        root = lvm_root()
+        table = env.write_table("lvm-dracut", [entry(k, t["jwe"])])
+        initrd, files = env.dracut(k, table, "lvm-dracut", "dm lvm")
+        need = ["usr/sbin/lvm", "usr/sbin/opalctl"]
+        missing = [n for n in need if n not in files]
+        good, diag, text, _ = boot_expect_root(
+            env, k, initrd, [t["a"]],
+            f"rd.lvm.lv={vg}/{lv} rd.shell=0 rd.emergency=reboot rd.retry=60", root=root)
+        on_lv = dm_root.search(text) is not None
+        ordered = unlocked_before_lv(text)
+        return [(good and on_lv and ordered and not missing,
+                 f"missing: {missing}, root on the LV: {on_lv}, "
+                 f"unlocked before the LV was mounted: {ordered}\n{diag}")]
+    step(tap, descs[9:10], lvm_dracut)
+
     def luks_root():
         """The same root file system, in a LUKS2 container (encrypted
         offline by cryptsetup, no device mapper needed), written into range
@@ -938,12 +1120,7 @@ def full_scenarios(tap, env, t, k, descs, entry):
              "--key-file", pf, "--pbkdf", "pbkdf2", "--pbkdf-force-iterations", "1000",
              "--batch-mode", img])
         luks_uuid = run(["cryptsetup", "luksUUID", img]).stdout.decode().strip()
-        run([env.opalctl_sim, "unlock", env.drive, "--transport", "sedsim", "--keyfile",
-             env.admin_key, "--range", "1"])
-        with open(img, "rb") as f:
-            run([env.sedsim, "write", env.drive, str(R1_START), str(R1_LENGTH)], stdin=f)
-        run([env.opalctl_sim, "lock", env.drive, "--transport", "sedsim", "--keyfile",
-             env.admin_key, "--range", "1"])
+        env.write_range1(img)
         t["luks"] = (luks_uuid, passphrase)
         return t["luks"]
 
@@ -959,7 +1136,7 @@ def full_scenarios(tap, env, t, k, descs, entry):
         ask = text.find("Enter passphrase for /dev/nvme")
         ordered = 0 <= sed < ask
         return [(good and ordered, f"SED unlock before the LUKS prompt: {ordered}\n{diag}")]
-    step(tap, descs[7:8], luks)
+    step(tap, descs[10:11], luks)
 
     def cryptroot():
         # The crypttab a LUKS-on-SED machine would have. The "initramfs"
@@ -992,7 +1169,7 @@ def full_scenarios(tap, env, t, k, descs, entry):
                  f"missing: {missing}, crypttab carried: {carried.strip()!r}, "
                  f"SED unlock before the LUKS prompt: {ordered}, cryptroot said set up: {opened}, "
                  f"root on /dev/mapper/fdekitroot: {dm_root}, passphrase echoed: {echoed}\n{diag}")]
-    step(tap, descs[8:9], cryptroot)
+    step(tap, descs[11:12], cryptroot)
 
 
 DEMO_LINES = re.compile(r"fdekit|IP-Config: \S+ complete|unlocked|FDEKIT-|"
