@@ -22,21 +22,15 @@ check "cryptsetup open aes-xts-plain64, 256-bit key, 512-byte sectors" \
 random_file /tmp/plain $DATA_MIB
 
 noe0=$(xo_total fallback_noengine)
-req0=$(xo_total requests)
-rm -f /tmp/dd.rc
-(dd if=/tmp/plain of=/dev/mapper/xtsp bs=64k oflag=direct conv=fsync 2>/dev/null
- echo $? >/tmp/dd.rc) &
-writer=$!
 # Remove the device once the engine is busy with this write.
-wait_until 60 counter_above requests $((req0 + 2000))
-result "the engine is busy with the write" $?
+write_while_busy xtsp /tmp/plain 2000
 echo 1 >"/sys/bus/pci/devices/$bdf/remove"
 if [ -e /tmp/dd.rc ]; then
 	not_ok "the device was removed while the write was running"
 else
 	ok "the device was removed while the write was running"
 fi
-wait $writer
+wait $XO_WRITER
 expect_eq "the write finished without I/O error" 0 "$(cat /tmp/dd.rc 2>/dev/null)"
 if xo_vdev >/dev/null; then
 	not_ok "the virtio-crypto device is gone"

@@ -19,13 +19,7 @@ random_file /tmp/plain $DATA_MIB
 gone() { ! xo_vdev >/dev/null; }
 
 noe0=$(xo_total fallback_noengine)
-req0=$(xo_total requests)
-rm -f /tmp/dd.rc
-(dd if=/tmp/plain of=/dev/mapper/xtsh bs=64k oflag=direct conv=fsync 2>/dev/null
- echo $? >/tmp/dd.rc) &
-writer=$!
-wait_until 60 counter_above requests $((req0 + 2000))
-result "the engine is busy with the write" $?
+write_while_busy xtsh /tmp/plain 2000
 host_hotplug del
 wait_until 60 gone
 result "the host's hot-unplug removed the virtio-crypto device" $?
@@ -34,7 +28,7 @@ if [ -e /tmp/dd.rc ]; then
 else
 	ok "the device went while the write was running"
 fi
-wait $writer
+wait $XO_WRITER
 expect_eq "the write finished without I/O error" 0 "$(cat /tmp/dd.rc 2>/dev/null)"
 xo_after_removal xtsh /tmp/plain "$noe0" hot-unplug
 

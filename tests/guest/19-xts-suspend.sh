@@ -25,17 +25,11 @@ suspend_during_write() {
 	_what=$1
 	shift
 	random_file /tmp/plain $DATA_MIB
-	_req0=$(xo_total requests)
-	rm -f /tmp/dd.rc
-	(dd if=/tmp/plain of=/dev/mapper/xtss bs=64k oflag=direct conv=fsync 2>/dev/null
-	 echo $? >/tmp/dd.rc) &
-	_writer=$!
-	wait_until 60 counter_above requests $((_req0 + 1000))
-	result "$_what: the engine is busy with the write" $?
+	write_while_busy xtss /tmp/plain 1000 "$_what"
 	_reg0=$(dmesg | grep -c "xts(aes) engine registered")
 	"$@"
 	result "$_what: suspended and resumed" $?
-	wait $_writer
+	wait $XO_WRITER
 	expect_eq "$_what: the write went on across it without I/O error" 0 \
 		"$(cat /tmp/dd.rc 2>/dev/null)"
 	check "$_what: the data reads back intact" readback_equal xtss /tmp/plain

@@ -34,6 +34,7 @@ new_key /tmp/key 64
 check "cryptsetup open aes-xts-plain64 (binds to the highest-priority engine, the loopback)" \
 	xts_open xtsl /dev/ram0 /tmp/key 512 4096
 random_file /tmp/plain 8
+xo_sessions_ready xtsl || diag "no engine sessions for the key after 30 s"
 r0=$(lb requests)
 v0=$(xo_dev_counter requests)
 check "write and verify 8 MiB through the loopback engine" write_verify xtsl /tmp/plain

@@ -17,6 +17,8 @@ new_key /tmp/key 64
 check "cryptsetup open aes-xts-plain64 on the loopback engine" \
 	xts_open xtsw /dev/ram0 /tmp/key 512 4096
 random_file /tmp/plain 4
+# Sessions first: only jobs the engine holds can hang.
+xo_sessions_ready xtsw || diag "no engine sessions for the key after 30 s"
 dmesg -c >/dev/null
 echo 1 >"$LB/hang"
 check "a 4 MiB write while the engine answers nothing completes without I/O error (bounded: 60 s)" \

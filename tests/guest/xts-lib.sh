@@ -191,6 +191,29 @@ xo_offload_resumes() {
 		$((_r2 - _r1)) $(($(stat -c %s "$2") / 512))
 }
 
+# write_while_busy MAPPING FILE REQUESTS [WHAT]: start writing FILE through MAPPING
+# in the background (direct I/O, fsync; its exit status lands in
+# /tmp/dd.rc, its pid in XO_WRITER) and return once the engine has completed
+# REQUESTS more requests: one result, "[WHAT: ]the engine is busy with the write".
+write_while_busy() {
+	_req0=$(xo_total requests)
+	rm -f /tmp/dd.rc
+	(dd if="$2" of="/dev/mapper/$1" bs=64k oflag=direct conv=fsync 2>/dev/null
+	 echo $? >/tmp/dd.rc) &
+	XO_WRITER=$!
+	wait_until 60 counter_above requests $((_req0 + $3))
+	result "${4:+$4: }the engine is busy with the write" $?
+}
+
+# xo_sessions_ready MAPPING: a key's engine sessions are created by a worker
+# after its first request. Write one block through MAPPING (direct I/O,
+# at offset 0) and wait up to 30 s until the module holds two more sessions.
+xo_sessions_ready() {
+	_s0=$(xo_total sessions)
+	dd if=/dev/zero of="/dev/mapper/$1" bs=64k count=1 oflag=direct 2>/dev/null &&
+		wait_until 30 counter_above sessions $((_s0 + 1))
+}
+
 # counter_above NAME VALUE: the total counter NAME exceeds VALUE.
 counter_above() {
 	[ "$(xo_total "$1")" -gt "$2" ]
