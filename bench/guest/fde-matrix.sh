@@ -25,6 +25,7 @@ FDM_DEV_MIB=${FDM_DEV_MIB:-64}
 FDM_NULLB_MIB=${FDM_NULLB_MIB:-1024}
 FDM_SECTOR=${FDM_SECTOR:-4096}
 FDM_FIO=${FDM_FIO:-fio}
+FDM_ROW_LIMIT=${FDM_ROW_LIMIT:-600}	# guest seconds before a row's I/O counts as hung
 FDM_HOST_TAR=${FDM_HOST_TAR:-/dev/null}
 
 GUEST_DIR=$(dirname "$0")
@@ -171,13 +172,19 @@ xts_driver() {
 	awk '/^driver/ { d = $3 } /^refcnt/ && $3 > 1 && d ~ /^xts/ { print d; exit }' /proc/crypto
 }
 
+# null_blk keeps no data: its LUKS2 header lives in a file (detached
+# header, data from sector 0), as cryptsetup's --header allows.
+luks_header() {
+	[ "$1" = null_blk ] && echo "--header $WORK/luks-$1.hdr"
+}
 luks_done=""
 luks_format() {	# once per device: every LUKS2 target shares the header
 	has "$1" "$luks_done" && return 0
+	# shellcheck disable=SC2046
 	cryptsetup luksFormat --batch-mode --type luks2 --cipher aes-xts-plain64 \
 		--key-size 512 --sector-size "$FDM_SECTOR" --pbkdf pbkdf2 \
 		--pbkdf-force-iterations 1000 --hash sha256 \
-		--key-file "$KEY" "$2" >&2 || return 1
+		$(luks_header "$1") --key-file "$KEY" "$2" >&2 || return 1
 	luks_done="$luks_done $1"
 }
 
@@ -198,11 +205,12 @@ open_target() {
 			--key-file "$KEY" "$3" $MAP >&2 || return 1 ;;
 	aesni | offload | fallback)
 		luks_format "$2" "$3" || return 1
-		cryptsetup open --key-file "$KEY" "$3" $MAP >&2 || return 1 ;;
+		# shellcheck disable=SC2046
+		cryptsetup open $(luks_header "$2") --key-file "$KEY" "$3" $MAP >&2 || return 1 ;;
 	aesni-nowq | offload-nowq)
 		luks_format "$2" "$3" || return 1
 		# shellcheck disable=SC2086
-		cryptsetup open $NOWQ --key-file "$KEY" "$3" $MAP >&2 || return 1 ;;
+		cryptsetup open $NOWQ $(luks_header "$2") --key-file "$KEY" "$3" $MAP >&2 || return 1 ;;
 	*)
 		return 1 ;;
 	esac
@@ -279,6 +287,32 @@ EOF
 	done
 }
 
+# run_fio TARGET DEVICE DIR: the row's fio run, watched: when it outlives
+# FDM_ROW_LIMIT seconds of guest time, I/O is taken as hung (a row's cells
+# take a fraction of that), the blocked tasks go to the console, and the
+# guest powers off with one line for the host naming the cell.
+run_fio() {
+	(cd "$3" && exec "$FDM_FIO" --eta=never --output-format=json --output=fio.json job.fio) >&2 &
+	_fpid=$!
+	(
+		sleep "$FDM_ROW_LIMIT"
+		_last=$(cd "$3" && ls -t -- *.post 2>/dev/null | head -n 1)
+		_last=${_last%.post}
+		if [ -d $XO_SYS/stats ]; then
+			for _f in $XO_SYS/stats/*; do echo "xts_offload ${_f##*/} $(cat "$_f")"; done >&2
+		fi
+		echo w >/proc/sysrq-trigger
+		say error 1 "target $1 on $2: fio still runs after $FDM_ROW_LIMIT s of guest time: I/O hung in the cell after ${_last:-the start} (blocked tasks and counters are in the guest log)"
+		sleep 1
+		poweroff -f
+	) &
+	_wpid=$!
+	wait "$_fpid"
+	_rc=$?
+	kill "$_wpid" 2>/dev/null
+	return $_rc
+}
+
 nrows=$(echo $FDM_ROWS | wc -w)
 row=0
 for t in $FDM_TARGETS; do
@@ -315,8 +349,7 @@ for t in $FDM_TARGETS; do
 			fi
 		} >"$rdir/info"
 		job_file "$dev" >"$rdir/job.fio"
-		(cd "$rdir" && "$FDM_FIO" --output-format=json --output=fio.json job.fio >&2) ||
-			fail 1 "fio failed on target $t, device $d"
+		run_fio "$t" "$d" "$rdir" || fail 1 "fio failed on target $t, device $d"
 		close_target "$t" || fail 1 "cannot tear down target $t on $d"
 	done
 done
