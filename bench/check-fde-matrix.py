@@ -177,7 +177,8 @@ def check(rundir, mode, tap):
 					continue
 				shown = line[head.index(col)]
 				seen += 1
-				if shown != f'{float(r[key]):.1f}':
+				jv = jindex[(r['target'], r['device'], r['pattern'], r['bs'], r['iodepth'])][key]
+				if shown != f'{jv:.1f}':
 					bad.append(f'{metric} {p} {r["target"]}/{r["device"]} {col}: report {shown}, CSV {r[key]}')
 			for sys_label in ('SCS study, 1x', 'SCS study, MD RAID-0'):
 				if not any(k.startswith(sys_label) and k.endswith('(their hardware)') for k in t):

@@ -27,6 +27,8 @@ HOST_CASES = [
 	('malformed number', ['--runtime-ms', 'soon'], 2, 'invalid int value'),
 	('unknown option', ['--no-such-option'], 2, 'unrecognized arguments'),
 	('--quick and --full together', ['--quick', '--full'], 2, 'not allowed with'),
+	('--render of a directory that holds no run', ['--render', '/nonexistent-fde-matrix-run'], 2,
+	 'is not an fde-matrix run directory'),
 ]
 
 
@@ -76,7 +78,7 @@ def main(argv):
 		r = run(['--help'])
 		want = ['--quick', '--full', '--targets', '--devices', '--patterns', '--bs', '--iodepth',
 			'--runtime-ms', '--dev-mib', '--sector-size', '--wallclock', '--kver', '--build',
-			'--out', '--guest-fio', '--timeout', 'Exit codes']
+			'--out', '--guest-fio', '--timeout', '--render', 'Exit codes']
 		missing = [w for w in want if w not in r.stdout]
 		missing += [f'exit code {c}' for c in range(7) if f'\n  {c}  ' not in r.stdout]
 		result(r.returncode == 0 and not missing, '--help lists every option and exit code',
