@@ -62,43 +62,12 @@ static char *slurp_fd(int fd)
 }
 
 /*
- * In the child before exec: socket(AF_ALG, ...) fails with EACCES, as an
- * LSM or a seccomp policy denies it; every other call is allowed.
+ * In the child before exec: socket(family, ..., protocol) fails with err
+ * (protocol -1: any protocol), as where an LSM or a seccomp policy denies
+ * it, or the module that provides it is not loaded and cannot be; every
+ * other call is allowed.
  */
-static bool deny_afalg;
-
-static int install_afalg_denial(void)
-{
-#if defined(__x86_64__)
-	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_ALG, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA)),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
-#else
-	return -1;
-#endif
-}
-
-/*
- * In the child before exec: socket(AF_NETLINK, ..., NETLINK_CRYPTO) fails
- * with EPROTONOSUPPORT, as where crypto_user is not loaded and cannot be
- * (containers, minimal initramfs).
- */
-static bool deny_crypto_user;
-
-static int install_crypto_user_denial(void)
+static int install_socket_denial(int family, int protocol, int err)
 {
 #if defined(__x86_64__)
 	struct sock_filter code[] = {
@@ -108,11 +77,12 @@ static int install_crypto_user_denial(void)
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 5),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_NETLINK, 0, 3),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned int)family, 0, 3),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NETLINK_CRYPTO, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K,
-			 SECCOMP_RET_ERRNO | (EPROTONOSUPPORT & SECCOMP_RET_DATA)),
+		protocol < 0 ? (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0) :
+			       (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							    (unsigned int)protocol, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned int)err & SECCOMP_RET_DATA)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
@@ -121,8 +91,31 @@ static int install_crypto_user_denial(void)
 		return -1;
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 #else
+	(void)family;
+	(void)protocol;
+	(void)err;
 	return -1;
 #endif
+}
+
+/* socket(AF_ALG) denied with EACCES, as by an LSM or a seccomp policy. */
+static bool deny_afalg;
+
+static int install_afalg_denial(void)
+{
+	return install_socket_denial(AF_ALG, -1, EACCES);
+}
+
+/*
+ * socket(AF_NETLINK, ..., NETLINK_CRYPTO) fails with EPROTONOSUPPORT, as
+ * where crypto_user is not loaded and cannot be (containers, minimal
+ * initramfs).
+ */
+static bool deny_crypto_user;
+
+static int install_crypto_user_denial(void)
+{
+	return install_socket_denial(AF_NETLINK, NETLINK_CRYPTO, EPROTONOSUPPORT);
 }
 
 /* Run cryptbench with args; returns the exit status, captures output. */
