@@ -78,6 +78,8 @@ for bits_sector in 512:4096 256:512; do
 	dmsetup table mqref | sed 's/^/# /'
 
 	random_file /tmp/plain $DATA_MIB
+	# The key's sessions come from a worker after its first request.
+	xo_sessions_ready mq0 || diag "$name: no engine sessions for the key after 30 s"
 	q0=$(queue_counts)
 	req0=$(xo_dev_counter requests)
 	err0=$(xo_dev_counter errors)
