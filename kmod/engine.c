@@ -11,6 +11,7 @@
 #include <linux/mutex.h>
 #include <linux/rculist.h>
 #include <linux/scatterlist.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <crypto/aes.h>
 #include <crypto/skcipher.h>
@@ -84,6 +85,18 @@ static void xo_watchdog_fn(struct work_struct *work)
 void xo_engines_exit(void)
 {
 	cancel_delayed_work_sync(&xo_watchdog);
+}
+
+/* debugfs "engines": one line per registered engine, its device and driver. */
+void xo_engines_print(struct seq_file *m)
+{
+	struct xo_engine *eng;
+
+	mutex_lock(&xo_engines_lock);
+	list_for_each_entry(eng, &xo_engines, node)
+		seq_printf(m, "%s %s\n", dev_name(eng->dev),
+			   dev_driver_string(eng->dev));
+	mutex_unlock(&xo_engines_lock);
 }
 
 atomic_t xo_engines_gen = ATOMIC_INIT(0);
@@ -310,13 +323,6 @@ int xo_engine_register(struct xo_engine *eng)
 		return ret == -ETIMEDOUT ? -EIO : ret;
 	}
 
-	ret = xo_sysfs_add_engine(eng);
-	if (ret) {
-		free_percpu(eng->stats);
-		eng->stats = NULL;
-		return ret;
-	}
-
 	eng->wd_done = 0;
 	eng->wd_since = jiffies;
 	mutex_lock(&xo_engines_lock);
@@ -342,7 +348,6 @@ void xo_engine_unregister(struct xo_engine *eng)
 	atomic_inc(&xo_engines_gen);
 	mutex_unlock(&xo_engines_lock);
 	synchronize_rcu();
-	xo_sysfs_remove_engine(eng);
 }
 EXPORT_SYMBOL_GPL(xo_engine_unregister);
 

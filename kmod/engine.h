@@ -9,7 +9,9 @@
  * struct xo_engine_ops and calls xo_engine_register() from its probe, from
  * a module of its own if it likes (the calls are exported). Registration
  * runs a known-answer test on the engine first, and refuses an engine that
- * fails it.
+ * fails it. The engine's counters are shown per device through its
+ * driver's dev_groups, or in debugfs for an engine without a driver (see
+ * stats.h).
  */
 #ifndef XTS_OFFLOAD_ENGINE_H
 #define XTS_OFFLOAD_ENGINE_H
@@ -38,6 +40,7 @@
 /* A session id no engine hands out: submitting it must fail in the engine. */
 #define XO_SESSION_INVALID U64_MAX
 
+struct seq_file;
 struct xo_engine;
 
 /*
@@ -110,7 +113,7 @@ struct xo_engine_ops {
 
 struct xo_engine {
 	const struct xo_engine_ops *ops;
-	struct device *dev;		/* for naming and sysfs */
+	struct device *dev;		/* for naming and the counters */
 	struct kref ref;
 	struct list_head node;
 	bool dead;			/* unregistered: accept nothing */
@@ -144,6 +147,8 @@ static inline u32 xo_engine_generation(void)
 int xo_engine_submit(struct xo_engine *eng, struct xo_job *job);
 /* Module exit of the core: no watchdog may run after this. */
 void xo_engines_exit(void);
+/* One line per registered engine: device and driver names. */
+void xo_engines_print(struct seq_file *m);
 void xo_engine_complete(struct xo_job *job, int err);
 
 /* Engine back ends. */

@@ -14,10 +14,14 @@
  *                                  watchdog retires the engine
  *
  * It is no accelerator: it exists so the tests reach paths QEMU's device
- * cannot (a wrong result, a failure after dst was written).
+ * cannot (a wrong result, a failure after dst was written). Its device is
+ * a bare root device, with no driver to carry counters in sysfs: they are
+ * in debugfs, /sys/kernel/debug/xts_offload/xts_offload_loopback/, from
+ * registration to module unload (a retired engine's included).
  */
 #include <linux/atomic.h>
 #include <linux/bottom_half.h>
+#include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -107,6 +111,7 @@ static struct xol_dev {
 	struct list_head held;
 	struct mutex stop_lock;		/* registered */
 	bool registered;
+	struct dentry *debugfs;		/* the engine's counters */
 } xol;
 
 static int xol_session_create(struct xo_engine *eng, const u8 *key, unsigned int keylen,
@@ -296,6 +301,7 @@ static int __init xol_init(void)
 	if (ret)
 		goto err_wq;
 	xol.registered = true;
+	xol.debugfs = xo_stats_debugfs_create(&xol.eng);
 	return 0;
 
 err_wq:
@@ -314,6 +320,8 @@ static void __exit xol_exit(void)
 	 * only our own reference is left once the engine is unregistered.
 	 */
 	xol_stop(&xol.eng);
+	/* Before the engine's counters go with its last reference. */
+	debugfs_remove_recursive(xol.debugfs);
 	xo_engine_put(&xol.eng);
 	wait_for_completion(&xol.released);
 	destroy_workqueue(xol.wq);

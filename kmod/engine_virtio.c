@@ -72,9 +72,6 @@ struct xov_dataq {
 /* Each CPU walks the data queues in turn: requests spread over all of them. */
 static DEFINE_PER_CPU(unsigned int, xov_next_dataq);
 
-/* /sys/kernel/debug/xts_offload/<device>/queues */
-static struct dentry *xov_debugfs;
-
 struct xov_dev {
 	struct xo_engine eng;
 	struct virtio_device *vdev;
@@ -88,7 +85,7 @@ struct xov_dev {
 	bool ctrl_stuck;	/* a control request timed out */
 	u8 ctrl_key[2 * AES_MAX_KEY_SIZE];
 
-	struct dentry *debugfs;
+	struct dentry *debugfs;	/* xts_offload/<device>/ in debugfs */
 	/*
 	 * Stopping: removal, suspend, or the device asking for a reset. Under
 	 * stop_lock; retire_work stops it from the config-change interrupt.
@@ -668,7 +665,9 @@ static int xov_probe(struct virtio_device *vdev)
 	ret = xo_engine_register(&xd->eng);
 	if (ret)
 		goto err_vqs;
-	xd->debugfs = debugfs_create_dir(dev_name(&vdev->dev), xov_debugfs);
+	/* <device>/xts_offload/<counter>, through xov_driver's dev_groups */
+	xo_dev_stats_set(&vdev->dev, &xd->eng);
+	xd->debugfs = debugfs_create_dir(dev_name(&vdev->dev), xo_debugfs);
 	debugfs_create_file("queues", 0444, xd->debugfs, xd, &xov_queues_fops);
 	return 0;
 
@@ -704,6 +703,8 @@ static void xov_remove(struct virtio_device *vdev)
 	cancel_work_sync(&xd->retire_work);
 	xov_stop(xd);
 	vdev->priv = NULL;
+	/* The counters of a stopped engine stay readable until here. */
+	xo_dev_stats_set(&vdev->dev, NULL);
 	/* Sessions bound to this engine still hold references. */
 	xo_engine_put(&xd->eng);
 }
@@ -736,6 +737,7 @@ MODULE_DEVICE_TABLE(virtio, xov_id_table);
 static struct virtio_driver xov_driver = {
 	.driver.name = KBUILD_MODNAME,
 	.driver.owner = THIS_MODULE,
+	.driver.dev_groups = xo_engine_dev_groups,
 	.id_table = xov_id_table,
 	.probe = xov_probe,
 	.remove = xov_remove,
@@ -748,17 +750,10 @@ static struct virtio_driver xov_driver = {
 
 int xo_virtio_init(void)
 {
-	int ret;
-
-	xov_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
-	ret = register_virtio_driver(&xov_driver);
-	if (ret)
-		debugfs_remove_recursive(xov_debugfs);
-	return ret;
+	return register_virtio_driver(&xov_driver);
 }
 
 void xo_virtio_exit(void)
 {
 	unregister_virtio_driver(&xov_driver);
-	debugfs_remove_recursive(xov_debugfs);
 }

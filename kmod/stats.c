@@ -1,14 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Counters in sysfs:
- *   /sys/kernel/xts_offload/stats/<counter>       totals
- *   /sys/kernel/xts_offload/inject_errors         fail the next N engine requests
- *   /sys/kernel/xts_offload/engines               one line per engine
- *   <engine device>/xts_offload/<counter>         per engine
+ * Counters and the error-injection knob. None of it is ABI but the
+ * per-device attributes:
+ *
+ *   <engine device>/xts_offload/<counter>     per engine, through the engine
+ *                                             driver's dev_groups
+ *
+ * The rest is in debugfs (/sys/kernel/debug, when mounted):
+ *
+ *   xts_offload/stats/<counter>               totals, software fallbacks too
+ *   xts_offload/engines                       one line per registered engine
+ *   xts_offload/inject_errors                 fail the next N engine requests
+ *   xts_offload/<device>/<counter>            per engine, for an engine
+ *                                             without a driver (the test
+ *                                             engine)
+ *
+ * Engines may add their own files under xts_offload/<device>/.
  */
+#include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/kernel.h>
-#include <linux/kobject.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
 #include <linux/sysfs.h>
 
 #include "engine.h"
@@ -16,6 +29,9 @@
 
 struct xo_stats __percpu *xo_total_stats;
 atomic_t xo_inject_errors = ATOMIC_INIT(0);
+
+/* /sys/kernel/debug/xts_offload */
+struct dentry *xo_debugfs;
 
 static const char * const xo_stat_names[XO_NR_STATS] = {
 	[XO_STAT_REQUESTS] = "requests",
@@ -54,97 +70,89 @@ static enum xo_stat xo_stat_index(const char *name)
 	return i;
 }
 
-/* Totals: /sys/kernel/xts_offload/stats/ */
-static ssize_t total_show(struct kobject *kobj, struct kobj_attribute *attr,
-			  char *buf)
+/*
+ * debugfs: one file per counter, named after it. The file's data points to
+ * the pointer to the per-CPU counters (&xo_total_stats, &eng->stats).
+ */
+static int xo_stat_show(struct seq_file *m, void *unused)
 {
-	enum xo_stat i = xo_stat_index(attr->attr.name);
+	struct xo_stats __percpu **s = m->private;
+	enum xo_stat i = xo_stat_index(file_dentry(m->file)->d_name.name);
 
 	if (i >= XO_NR_STATS)
 		return -EINVAL;
-	return sysfs_emit(buf, "%lld\n", xo_stats_sum(xo_total_stats, i));
+	seq_printf(m, "%lld\n", xo_stats_sum(*s, i));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(xo_stat);
+
+static void xo_stats_debugfs_files(struct xo_stats __percpu **s,
+				   struct dentry *dir)
+{
+	enum xo_stat i;
+
+	for (i = 0; i < XO_NR_STATS; i++)
+		debugfs_create_file(xo_stat_names[i], 0444, dir, s,
+				    &xo_stat_fops);
 }
 
-static struct kobj_attribute xo_total_attrs[XO_NR_STATS];
-static struct attribute *xo_total_attr_ptrs[XO_NR_STATS + 1];
-static const struct attribute_group xo_total_group = {
-	.name = "stats",
-	.attrs = xo_total_attr_ptrs,
-};
-
-static ssize_t inject_errors_show(struct kobject *kobj,
-				  struct kobj_attribute *attr, char *buf)
+/*
+ * For an engine that has no driver to carry its counters in sysfs:
+ * xts_offload/<device>/<counter> in debugfs. Call it once the engine is
+ * registered; remove the directory it returns (debugfs_remove_recursive())
+ * before the last reference to the engine is dropped.
+ */
+struct dentry *xo_stats_debugfs_create(struct xo_engine *eng)
 {
-	return sysfs_emit(buf, "%d\n", atomic_read(&xo_inject_errors));
+	struct dentry *dir;
+
+	dir = debugfs_create_dir(dev_name(eng->dev), xo_debugfs);
+	xo_stats_debugfs_files(&eng->stats, dir);
+	return dir;
+}
+EXPORT_SYMBOL_GPL(xo_stats_debugfs_create);
+
+static int xo_inject_errors_get(void *data, u64 *val)
+{
+	*val = atomic_read(&xo_inject_errors);
+	return 0;
 }
 
-static ssize_t inject_errors_store(struct kobject *kobj,
-				   struct kobj_attribute *attr,
-				   const char *buf, size_t count)
+static int xo_inject_errors_set(void *data, u64 val)
 {
-	unsigned int n;
-	int ret;
-
-	ret = kstrtouint(buf, 0, &n);
-	if (ret)
-		return ret;
-	if (n > INT_MAX)
+	if (val > INT_MAX)
 		return -EINVAL;
-	atomic_set(&xo_inject_errors, n);
-	return count;
+	atomic_set(&xo_inject_errors, val);
+	return 0;
 }
+DEFINE_DEBUGFS_ATTRIBUTE(xo_inject_errors_fops, xo_inject_errors_get,
+			 xo_inject_errors_set, "%llu\n");
 
-static struct kobj_attribute xo_inject_attr = __ATTR_RW(inject_errors);
-
-static LIST_HEAD(xo_sysfs_engines);
-static DEFINE_MUTEX(xo_sysfs_lock);
-
-struct xo_sysfs_engine {
-	struct list_head node;
-	struct xo_engine *eng;
-};
-
-static ssize_t engines_show(struct kobject *kobj, struct kobj_attribute *attr,
-			    char *buf)
+static int xo_engines_show(struct seq_file *m, void *unused)
 {
-	struct xo_sysfs_engine *se;
-	ssize_t len = 0;
-
-	mutex_lock(&xo_sysfs_lock);
-	list_for_each_entry(se, &xo_sysfs_engines, node)
-		len += sysfs_emit_at(buf, len, "%s %s\n",
-				     dev_name(se->eng->dev),
-				     dev_driver_string(se->eng->dev));
-	mutex_unlock(&xo_sysfs_lock);
-	return len;
+	xo_engines_print(m);
+	return 0;
 }
+DEFINE_SHOW_ATTRIBUTE(xo_engines);
 
-static struct kobj_attribute xo_engines_attr = __ATTR_RO(engines);
+/*
+ * Per device, in sysfs: <device>/xts_offload/<counter>. The driver core
+ * creates the group on bind and removes it on unbind, before the driver's
+ * remove; the engine behind a device comes and goes meanwhile (a retired
+ * engine, suspend), hence the device's driver data, set and cleared under
+ * xo_dev_stats_lock by xo_dev_stats_set().
+ */
+static DEFINE_MUTEX(xo_dev_stats_lock);
 
-static struct attribute *xo_top_attrs[] = {
-	&xo_inject_attr.attr,
-	&xo_engines_attr.attr,
-	NULL,
-};
-
-static const struct attribute_group xo_top_group = {
-	.attrs = xo_top_attrs,
-};
-
-static struct kobject *xo_kobj;
-
-/* Per engine: <device>/xts_offload/ */
-static struct xo_engine *xo_engine_of(struct device *dev)
+void xo_dev_stats_set(struct device *dev, struct xo_engine *eng)
 {
-	struct xo_sysfs_engine *se;
-
-	list_for_each_entry(se, &xo_sysfs_engines, node)
-		if (se->eng->dev == dev)
-			return se->eng;
-	return NULL;
+	mutex_lock(&xo_dev_stats_lock);
+	dev_set_drvdata(dev, eng);
+	mutex_unlock(&xo_dev_stats_lock);
 }
+EXPORT_SYMBOL_GPL(xo_dev_stats_set);
 
-static ssize_t engine_stat_show(struct device *dev,
+static ssize_t xo_dev_stat_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
 {
 	enum xo_stat i = xo_stat_index(attr->attr.name);
@@ -153,108 +161,58 @@ static ssize_t engine_stat_show(struct device *dev,
 
 	if (i >= XO_NR_STATS)
 		return -EINVAL;
-	mutex_lock(&xo_sysfs_lock);
-	eng = xo_engine_of(dev);
+	mutex_lock(&xo_dev_stats_lock);
+	eng = dev_get_drvdata(dev);
 	if (eng)
 		ret = sysfs_emit(buf, "%lld\n", xo_stats_sum(eng->stats, i));
-	mutex_unlock(&xo_sysfs_lock);
+	mutex_unlock(&xo_dev_stats_lock);
 	return ret;
 }
 
-static struct device_attribute xo_engine_attrs[XO_NR_STATS];
-static struct attribute *xo_engine_attr_ptrs[XO_NR_STATS + 1];
-static const struct attribute_group xo_engine_group = {
+static struct device_attribute xo_dev_attrs[XO_NR_STATS];
+static struct attribute *xo_dev_attr_ptrs[XO_NR_STATS + 1];
+static const struct attribute_group xo_dev_group = {
 	.name = "xts_offload",
-	.attrs = xo_engine_attr_ptrs,
+	.attrs = xo_dev_attr_ptrs,
 };
 
-static void xo_sysfs_forget_engine(struct xo_engine *eng)
-{
-	struct xo_sysfs_engine *se, *tmp;
-
-	mutex_lock(&xo_sysfs_lock);
-	list_for_each_entry_safe(se, tmp, &xo_sysfs_engines, node) {
-		if (se->eng == eng) {
-			list_del(&se->node);
-			kfree(se);
-		}
-	}
-	mutex_unlock(&xo_sysfs_lock);
-}
-
-int xo_sysfs_add_engine(struct xo_engine *eng)
-{
-	struct xo_sysfs_engine *se;
-	int ret;
-
-	se = kzalloc(sizeof(*se), GFP_KERNEL);
-	if (!se)
-		return -ENOMEM;
-	se->eng = eng;
-	mutex_lock(&xo_sysfs_lock);
-	list_add_tail(&se->node, &xo_sysfs_engines);
-	mutex_unlock(&xo_sysfs_lock);
-
-	ret = sysfs_create_group(&eng->dev->kobj, &xo_engine_group);
-	if (ret)
-		xo_sysfs_forget_engine(eng);
-	return ret;
-}
-
-void xo_sysfs_remove_engine(struct xo_engine *eng)
-{
-	sysfs_remove_group(&eng->dev->kobj, &xo_engine_group);
-	xo_sysfs_forget_engine(eng);
-}
+const struct attribute_group *xo_engine_dev_groups[] = {
+	&xo_dev_group,
+	NULL,
+};
+EXPORT_SYMBOL_GPL(xo_engine_dev_groups);
 
 int xo_sysfs_init(void)
 {
+	struct dentry *stats;
 	enum xo_stat i;
-	int ret;
 
 	xo_total_stats = alloc_percpu(struct xo_stats);
 	if (!xo_total_stats)
 		return -ENOMEM;
 
 	for (i = 0; i < XO_NR_STATS; i++) {
-		sysfs_attr_init(&xo_total_attrs[i].attr);
-		xo_total_attrs[i].attr.name = xo_stat_names[i];
-		xo_total_attrs[i].attr.mode = 0444;
-		xo_total_attrs[i].show = total_show;
-		xo_total_attr_ptrs[i] = &xo_total_attrs[i].attr;
-
-		sysfs_attr_init(&xo_engine_attrs[i].attr);
-		xo_engine_attrs[i].attr.name = xo_stat_names[i];
-		xo_engine_attrs[i].attr.mode = 0444;
-		xo_engine_attrs[i].show = engine_stat_show;
-		xo_engine_attr_ptrs[i] = &xo_engine_attrs[i].attr;
+		sysfs_attr_init(&xo_dev_attrs[i].attr);
+		xo_dev_attrs[i].attr.name = xo_stat_names[i];
+		xo_dev_attrs[i].attr.mode = 0444;
+		xo_dev_attrs[i].show = xo_dev_stat_show;
+		xo_dev_attr_ptrs[i] = &xo_dev_attrs[i].attr;
 	}
 
-	ret = -ENOMEM;
-	xo_kobj = kobject_create_and_add("xts_offload", kernel_kobj);
-	if (!xo_kobj)
-		goto err_free;
-	ret = sysfs_create_group(xo_kobj, &xo_top_group);
-	if (ret)
-		goto err_put;
-	ret = sysfs_create_group(xo_kobj, &xo_total_group);
-	if (ret)
-		goto err_top;
+	/* Without debugfs these are error pointers, and do nothing. */
+	xo_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	stats = debugfs_create_dir("stats", xo_debugfs);
+	xo_stats_debugfs_files(&xo_total_stats, stats);
+	debugfs_create_file("engines", 0444, xo_debugfs, NULL,
+			    &xo_engines_fops);
+	debugfs_create_file_unsafe("inject_errors", 0644, xo_debugfs, NULL,
+				   &xo_inject_errors_fops);
 	return 0;
-
-err_top:
-	sysfs_remove_group(xo_kobj, &xo_top_group);
-err_put:
-	kobject_put(xo_kobj);
-err_free:
-	free_percpu(xo_total_stats);
-	return ret;
 }
 
 void xo_sysfs_exit(void)
 {
-	sysfs_remove_group(xo_kobj, &xo_total_group);
-	sysfs_remove_group(xo_kobj, &xo_top_group);
-	kobject_put(xo_kobj);
+	debugfs_remove_recursive(xo_debugfs);
+	xo_debugfs = NULL;
 	free_percpu(xo_total_stats);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Counters: per engine and in total, per CPU on the request path, summed
- * when read through sysfs.
+ * when read (per device through sysfs, the rest through debugfs: see
+ * stats.c).
  */
 #ifndef XTS_OFFLOAD_STATS_H
 #define XTS_OFFLOAD_STATS_H
@@ -31,6 +32,8 @@ struct xo_stats {
 	s64 v[XO_NR_STATS];
 };
 
+struct attribute_group;
+struct dentry;
 struct device;
 struct xo_engine;
 
@@ -44,10 +47,29 @@ s64 xo_stats_sum(struct xo_stats __percpu *s, enum xo_stat i);
 
 extern struct xo_stats __percpu *xo_total_stats;
 extern atomic_t xo_inject_errors;
+/* /sys/kernel/debug/xts_offload: engines may add <device>/ directories. */
+extern struct dentry *xo_debugfs;
 
+/* The totals, the per-device attribute group and the debugfs tree. */
 int xo_sysfs_init(void);
 void xo_sysfs_exit(void);
-int xo_sysfs_add_engine(struct xo_engine *eng);
-void xo_sysfs_remove_engine(struct xo_engine *eng);
+
+/*
+ * Per-device counters for an engine driver: its .driver.dev_groups is
+ * xo_engine_dev_groups (<device>/xts_offload/<counter>), and it calls
+ * xo_dev_stats_set(dev, eng) once eng is registered and
+ * xo_dev_stats_set(dev, NULL) before it drops its reference to eng.
+ * Until then, and after, the attributes read -ENODEV. This sets the
+ * device's driver data.
+ */
+extern const struct attribute_group *xo_engine_dev_groups[];
+void xo_dev_stats_set(struct device *dev, struct xo_engine *eng);
+
+/*
+ * For an engine without a driver: its counters in debugfs,
+ * xts_offload/<device>/<counter>. Returns the directory, to be removed
+ * (debugfs_remove_recursive()) before the last reference to eng goes.
+ */
+struct dentry *xo_stats_debugfs_create(struct xo_engine *eng);
 
 #endif /* XTS_OFFLOAD_STATS_H */

@@ -67,9 +67,9 @@ command -v "$FDM_FIO" >/dev/null 2>&1 ||
 cat >"$WORK/snap" <<EOF
 #!/bin/sh
 xo() {
-	[ -d $XO_SYS/stats ] || return 0
+	[ -d $XO_DEBUGFS/stats ] || return 0
 	for c in requests bytes completed_async fallback_small fallback_busy fallback_noengine fallback_error; do
-		read -r v <$XO_SYS/stats/\$c
+		read -r v <$XO_DEBUGFS/stats/\$c
 		echo "xo_\$c \$v"
 	done
 }
@@ -311,8 +311,8 @@ run_fio() {
 		sleep "$FDM_ROW_LIMIT"
 		_last=$(cd "$3" && ls -t -- *.post 2>/dev/null | head -n 1)
 		_last=${_last%.post}
-		if [ -d $XO_SYS/stats ]; then
-			for _f in $XO_SYS/stats/*; do echo "xts_offload ${_f##*/} $(cat "$_f")"; done >&2
+		if [ -d $XO_DEBUGFS/stats ]; then
+			for _f in $XO_DEBUGFS/stats/*; do echo "xts_offload ${_f##*/} $(cat "$_f")"; done >&2
 		fi
 		echo w >/proc/sysrq-trigger
 		say error 1 "target $1 on $2: fio still runs after $FDM_ROW_LIMIT s of guest time: I/O hung in the cell after ${_last:-the start} (blocked tasks and counters are in the guest log)"

@@ -54,7 +54,10 @@ run() {
 	echo "RESULT $name $sector $((t1 - t0)) $MIB $driver $cipher"
 }
 
-stat() { cat /sys/kernel/xts_offload/stats/"$1"; }
+# stat NAME: xts_offload's total counter NAME, in debugfs.
+grep -q ' /sys/kernel/debug debugfs ' /proc/mounts ||
+	mount -t debugfs debugfs /sys/kernel/debug
+stat() { cat /sys/kernel/debug/xts_offload/stats/"$1"; }
 
 # cipher_cost DEV SECTOR FUNC: guest ns (= instructions) per byte spent in
 # the driver's own encrypt entry point FUNC, the one function ftrace hooks,

@@ -177,8 +177,12 @@ int cb_proc_stat_busy(const char *text, uint64_t *busy_ticks);
 /* Read /proc/stat (or path) and return busy CPU seconds of all CPUs. */
 int cb_cpu_busy_seconds(const char *path, double *seconds);
 
-/* Default directory of the xts_offload module's total counters. */
-#define CB_OFFLOAD_STATS_DIR "/sys/kernel/xts_offload/stats"
+/*
+ * The xts_offload module's total counters: in debugfs, which must be
+ * mounted, and which only root can read.
+ */
+#define CB_DEBUGFS_DIR "/sys/kernel/debug"
+#define CB_OFFLOAD_STATS_DIR CB_DEBUGFS_DIR "/xts_offload/stats"
 /* Read counter NAME from DIR; 0, or -errno (-ENOENT: no module). */
 int cb_offload_counter(const char *dir, const char *name, uint64_t *value);
 

@@ -3,7 +3,7 @@
 # self-tests with every request on the engine (threshold=0).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xts-lib.sh"
-plan 10
+plan 13
 
 check "prerequisite modules load (aesni_intel, xts, algif_skcipher, dm_crypt)" xo_prereqs
 if xo_loaded; then
@@ -17,7 +17,16 @@ result "a virtio-crypto device (virtio ID 20) is present" $?
 diag "virtio-crypto device: $vdev at PCI $(xo_pci_bdf)"
 
 check "modprobe xts_offload threshold=0" modprobe xts_offload threshold=0
-[ -d "$XO_SYS" ] || bail "module did not load"
+xo_loaded || bail "module did not load"
+# Totals, the engine list and the injection knob are in debugfs, which is
+# not ABI; nothing of the module's own under /sys/kernel.
+if [ -e /sys/kernel/xts_offload ]; then
+	not_ok "no /sys/kernel/xts_offload (sysfs ABI)"
+else
+	ok "no /sys/kernel/xts_offload (sysfs ABI)"
+fi
+expect_eq "debugfs: a total per counter, engines, inject_errors" "14 yes yes" \
+	"$(ls "$XO_DEBUGFS/stats" | wc -l) $([ -r "$XO_DEBUGFS/engines" ] && echo yes) $([ -w "$XO_DEBUGFS/inject_errors" ] && echo yes)"
 if [ -e "$XO_DRV/$vdev" ]; then
 	ok "$vdev is bound to xts_offload ($XO_DRV/$vdev)"
 else
@@ -26,6 +35,8 @@ else
 fi
 expect_eq "per-device counters exist for $vdev" yes \
 	"$([ -r "/sys/bus/virtio/devices/$vdev/xts_offload/requests" ] && echo yes)"
+expect_eq "debugfs engines lists $vdev, driver xts_offload" "$vdev xts_offload" \
+	"$(cat "$XO_DEBUGFS/engines")"
 
 # 6.12 runs the self-test after registration: give it time to finish.
 wait_until 120 xo_selftest_done || diag "self-test still not finished after 120 s"

@@ -21,7 +21,7 @@ random_file /tmp/plain $DATA_MIB
 
 err0=$(xo_total errors)
 fbe0=$(xo_total fallback_error)
-echo $INJECT >"$XO_SYS/inject_errors"
+echo $INJECT >"$XO_DEBUGFS/inject_errors"
 check "write and verify ${DATA_MIB} MiB while $INJECT engine requests fail" \
 	write_verify xtsf /tmp/plain
 err1=$(xo_total errors)
@@ -31,16 +31,16 @@ expect_ge "the engine reported the injected errors (errors counter)" \
 	$((err1 - err0)) 1
 expect_ge "failed requests were recomputed in software (fallback_error)" \
 	$((fbe1 - fbe0)) 1
-expect_eq "every injected error was consumed" 0 "$(cat "$XO_SYS/inject_errors")"
+expect_eq "every injected error was consumed" 0 "$(cat "$XO_DEBUGFS/inject_errors")"
 
 # Decryption (dm-crypt reads decrypt in place) under injected errors.
-echo $INJECT >"$XO_SYS/inject_errors"
+echo $INJECT >"$XO_DEBUGFS/inject_errors"
 check "read back ${DATA_MIB} MiB intact while $INJECT engine requests fail" \
 	readback_equal xtsf /tmp/plain
 fbe2=$(xo_total fallback_error)
 expect_ge "failed decryptions were recomputed in software (fallback_error +$((fbe2 - fbe1)))" \
 	$((fbe2 - fbe1)) 1
-echo 0 >"$XO_SYS/inject_errors"
+echo 0 >"$XO_DEBUGFS/inject_errors"
 check "cryptsetup close" xts_close xtsf
 
 drop_caches

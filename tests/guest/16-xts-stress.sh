@@ -47,7 +47,7 @@ fbe0=$(xo_total fallback_error)
 # Keep errors coming while the jobs run.
 (
 	while [ ! -e /tmp/stress-done ]; do
-		echo 50 >"$XO_SYS/inject_errors"
+		echo 50 >"$XO_DEBUGFS/inject_errors"
 		sleep 0.2
 	done
 ) &
@@ -65,7 +65,7 @@ for p in $pids; do
 done
 touch /tmp/stress-done
 wait "$injector"
-echo 0 >"$XO_SYS/inject_errors"
+echo 0 >"$XO_DEBUGFS/inject_errors"
 cat /tmp/stress-log-* 2>/dev/null | sed 's/^/# /'
 expect_eq "$((2 * JOBS)) concurrent jobs x $ROUNDS rounds: no I/O error, no mismatch" 0 "$failed"
 expect_ge "the engine did work meanwhile (requests counter)" \

@@ -7,7 +7,7 @@
 # engine takes work again after resume.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xts-lib.sh"
-plan 17
+plan 18
 
 PM=/sys/power
 DATA_MIB=32
@@ -47,6 +47,10 @@ pm_test_devices() {
 suspend_during_write "pm_test=devices" pm_test_devices
 random_file /tmp/plain2 8
 xo_offload_resumes xtss /tmp/plain2 "device suspend test"
+# The per-device attributes stay across suspend; they read the engine
+# registered on resume, which counts from 0.
+expect_ge "per-device counters read the engine registered on resume (requests $(xo_dev_counter requests))" \
+	"$(xo_dev_counter requests)" $(($(stat -c %s /tmp/plain2) / 512))
 
 s3() {
 	grep -qw deep "$PM/mem_sleep" || return 1

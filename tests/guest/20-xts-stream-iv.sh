@@ -39,12 +39,12 @@ check "fallback (threshold above every request): xts-aes-offload streams as $REF
 expect_eq "the engine took none of it" 0 $(($(xo_total requests) - r0))
 echo 0 >"$XO_PARAM/threshold"
 
-echo 1000 >"$XO_SYS/inject_errors"
+echo 1000 >"$XO_DEBUGFS/inject_errors"
 n0=$(xo_total fallback_noengine)
 check "engine errors, recomputed in software: xts-aes-offload streams as $REF" \
 	xts-afalg stream xts-aes-offload "$REF"
-left=$(cat "$XO_SYS/inject_errors")
-echo 0 >"$XO_SYS/inject_errors"
+left=$(cat "$XO_DEBUGFS/inject_errors")
+echo 0 >"$XO_DEBUGFS/inject_errors"
 n1=$(($(xo_total fallback_noengine) - n0))
 expect_ge "every request of the stream failed in the engine first, but those before its key had sessions (errors injected: $((1000 - left)), fallback_noengine +$n1)" \
 	$((1000 - left + n1)) 32

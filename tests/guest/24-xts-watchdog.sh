@@ -5,7 +5,7 @@
 # every job, as a hung device would.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xts-lib.sh"
-plan 10
+plan 11
 
 LB=/sys/module/xts_offload_loopback/parameters
 check "xts_offload loaded with threshold=0" xo_ensure 0
@@ -26,11 +26,13 @@ check "a 4 MiB write while the engine answers nothing completes without I/O erro
 check "it reads back intact" readback_equal xtsw /tmp/plain
 check "the kernel log says the watchdog retired the engine" \
 	sh -c "dmesg | grep -q 'completed none of its [0-9]* requests in flight for 2000 ms: retired'"
-if grep -q xts_offload_loopback "$XO_SYS/engines"; then
+if grep -q xts_offload_loopback "$XO_DEBUGFS/engines"; then
 	not_ok "the retired engine is no longer registered"
 else
 	ok "the retired engine is no longer registered"
 fi
+expect_ge "the retired engine's counters stay readable until unload (debugfs: errors $(cat "$XO_DEBUGFS/xts_offload_loopback/errors"))" \
+	"$(cat "$XO_DEBUGFS/xts_offload_loopback/errors")" 1
 echo 0 >"$LB/hang"
 echo "$wd0" >"$XO_PARAM/watchdog_ms"
 random_file /tmp/plain2 2

@@ -170,7 +170,7 @@ done
 s=$(csv_field "$T/drivers.csv" xts-aes-offload 1048576 engine_share)
 in_range "$s" 0.000001 1
 result "xts-aes-offload 1 MiB requests: engine share > 0 ($s)" $?
-for f in /sys/kernel/xts_offload/stats/*; do
+for f in "$XO_DEBUGFS"/stats/*; do
 	diag "  ${f##*/} $(cat "$f")"
 done
 at_least "$aesni" "$T/drivers.csv" "$cs_aesni_enc" "$cs_aesni_dec"

@@ -48,13 +48,13 @@ if dd if=/dev/ram0 bs=1M count=$DATA_MIB 2>/dev/null | cmp -s /tmp/plain -; then
 fi
 echo "the ramdisk holds ciphertext (raw device differs from the data)"
 
-step "Counters: /sys/kernel/xts_offload/stats (all engines)"
+step "Counters: /sys/kernel/debug/xts_offload/stats (all engines; debugfs)"
 for c in requests bytes errors in_flight fallback_small fallback_keysize \
 	fallback_length fallback_layout fallback_busy fallback_noengine fallback_error \
 	completed_async; do
 	printf '  %-18s %s\n' "$c" "$(xo_total "$c")"
 done
-echo "per device ($vdev): requests $(xo_dev_counter requests), bytes $(xo_dev_counter bytes)"
+echo "per device (/sys/bus/virtio/devices/$vdev/xts_offload): requests $(xo_dev_counter requests), bytes $(xo_dev_counter bytes)"
 req1=$(xo_total requests)
 [ "$req1" -gt "$req0" ] || fail "the engine did no work"
 echo "the engine did $((req1 - req0)) requests of this run"

@@ -1,10 +1,18 @@
 # xts-lib.sh: helpers for the xts_offload guest tests (sourced after lib.sh).
 # Interface under test: Documentation/xts-offload.md.
 
-XO_SYS=/sys/kernel/xts_offload
+# Totals, the engine list and inject_errors are in debugfs (not ABI);
+# per-device counters in sysfs, <device>/xts_offload/<counter>.
+XO_DEBUGFS=/sys/kernel/debug/xts_offload
 XO_DRV=/sys/bus/virtio/drivers/xts_offload
 XO_PARAM=/sys/module/xts_offload/parameters
 VIRTIO_ID_CRYPTO=0x0014
+
+# The guest's init mounts debugfs; a script that unmounted it gets it back.
+debugfs_mounted() {
+	awk '$2 == "/sys/kernel/debug" && $3 == "debugfs" { f = 1 } END { exit !f }' /proc/mounts
+}
+debugfs_mounted || mount -t debugfs debugfs /sys/kernel/debug >&2
 
 # Modules the tests rely on, loaded before xts_offload so that its fallback
 # finds the x86 driver, and the reference driver is there to compare with.
@@ -34,8 +42,9 @@ xo_ensure() {
 	fi
 }
 
+# xo_total NAME: the module-wide counter NAME (debugfs).
 xo_total() {
-	cat "$XO_SYS/stats/$1"
+	cat "$XO_DEBUGFS/stats/$1"
 }
 
 # xo_vdev: name (virtioN) of the virtio-crypto device, if there is one.
