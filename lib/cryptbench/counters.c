@@ -2,12 +2,15 @@
 /*
  * System-wide counters read around a measurement: busy CPU time of all
  * CPUs from /proc/stat (async drivers work in kworkers and interrupts, not
- * in the calling process), and the xts_offload module's engine counters.
+ * in the calling process), and the xts_offload module's engine counters
+ * (in debugfs).
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <linux/magic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "cryptbench.h"
@@ -79,4 +82,27 @@ int cb_offload_counter(const char *dir, const char *name, uint64_t *value)
 		return -EINVAL;
 	*value = v;
 	return 0;
+}
+
+int cb_offload_check(const char *dir, const char *module_dir,
+		     const char *debugfs, char *msg, size_t len)
+{
+	struct statfs sfs;
+	uint64_t v;
+	int rc;
+
+	msg[0] = '\0';
+	rc = cb_offload_counter(dir, "bytes", &v);
+	if (!rc || access(module_dir, F_OK))
+		return 0;
+	if (rc == -ENOENT && (statfs(debugfs, &sfs) || sfs.f_type != DEBUGFS_MAGIC))
+		snprintf(msg, len,
+			 "xts_offload is loaded but debugfs is not mounted: engine share not measured "
+			 "(`mount -t debugfs none %s`)", debugfs);
+	else
+		snprintf(msg, len,
+			 "xts_offload is loaded but its counters in %s cannot be read: %s: "
+			 "engine share not measured%s", dir, strerror(-rc),
+			 rc == -EACCES ? " (debugfs is root's)" : "");
+	return rc;
 }

@@ -38,6 +38,9 @@ enum cb_exit {
  * the AF_ALG socket buffer and the splice pipe (64 KiB).
  */
 #define CB_MAX_AIO_BYTES	(64u << 10)
+/* Notices: lines on stderr about what is missing, not errors. */
+#define CB_MAX_NOTICES	2
+#define CB_NOTICE_MAX	240
 
 /* One error: a single line "what failed: what to do" and its exit code. */
 struct cb_error {
@@ -183,8 +186,18 @@ int cb_cpu_busy_seconds(const char *path, double *seconds);
  */
 #define CB_DEBUGFS_DIR "/sys/kernel/debug"
 #define CB_OFFLOAD_STATS_DIR CB_DEBUGFS_DIR "/xts_offload/stats"
+#define CB_OFFLOAD_MODULE_DIR "/sys/module/xts_offload"
 /* Read counter NAME from DIR; 0, or -errno (-ENOENT: no module). */
 int cb_offload_counter(const char *dir, const char *name, uint64_t *value);
+/*
+ * Whether the module's counters in DIR can be read. 0 when they can, or
+ * when the module is not loaded (no MODULE_DIR): nothing to say. Otherwise
+ * -errno, and in msg the one line saying why (debugfs not mounted on
+ * DEBUGFS, or the counters not readable) and that the engine share is not
+ * measured (no "cryptbench: " prefix).
+ */
+int cb_offload_check(const char *dir, const char *module_dir,
+		     const char *debugfs, char *msg, size_t len);
 
 /* ---- statistics ---------------------------------------------------------- */
 
@@ -252,7 +265,7 @@ struct cb_report {
 	bool compat;			/* cryptsetup's layout, no extra columns */
 	bool crypto_user_checked;	/* AF_ALG worked, crypto_user looked for */
 	bool crypto_user;		/* NETLINK_CRYPTO there: libkcapi used */
-	char notice[200];		/* one line for stderr, or empty */
+	char notice[CB_MAX_NOTICES][CB_NOTICE_MAX]; /* lines for stderr, or empty */
 	bool single;			/* --cipher: cryptsetup's one-cipher header */
 	unsigned int repeat;
 	double seconds;

@@ -62,13 +62,38 @@ static void fill_driver(struct cb_result *r, const struct cb_alg_list *procs,
  * said in one line. Driver names, priorities and the default come from
  * /proc/crypto either way.
  */
+static void add_notice(struct cb_report *rep, const char *line)
+{
+	size_t i;
+
+	for (i = 0; i < CB_MAX_NOTICES; i++) {
+		if (!rep->notice[i][0]) {
+			snprintf(rep->notice[i], sizeof(rep->notice[i]), "%s", line);
+			return;
+		}
+	}
+}
+
 static void check_crypto_user(struct cb_report *rep)
 {
 	rep->crypto_user_checked = true;
 	rep->crypto_user = cb_crypto_user_available();
 	if (!rep->crypto_user)
-		snprintf(rep->notice, sizeof(rep->notice), "%s",
-			 CB_NOTICE_NO_CRYPTO_USER);
+		add_notice(rep, CB_NOTICE_NO_CRYPTO_USER);
+}
+
+/*
+ * The engine share needs xts_offload's counters, in debugfs: with the
+ * module loaded (measuring xts(aes) may have loaded it) and the counters
+ * out of reach, the share column is empty, and one line says why.
+ */
+static void check_offload_counters(struct cb_report *rep)
+{
+	char line[CB_NOTICE_MAX];
+
+	if (cb_offload_check(CB_OFFLOAD_STATS_DIR, CB_OFFLOAD_MODULE_DIR,
+			     CB_DEBUGFS_DIR, line, sizeof(line)))
+		add_notice(rep, line);
 }
 
 static int measure_result(struct cb_result *r, const struct cb_job *job,
@@ -336,12 +361,18 @@ out:
 enum cb_exit cb_run(const struct cb_options *o, struct cb_report *rep,
 		    const struct cb_run_hooks *hooks, struct cb_error *err)
 {
+	enum cb_exit rc;
+
 	memset(rep, 0, sizeof(*rep));
 	/* Errors are reported once, by us, in one line. */
 	cb_quiet_backends();
 	rep->repeat = o->repeat;
 	rep->seconds = o->seconds;
 	if (!o->cipher)
-		return run_default(o, rep, hooks, err);
-	return run_cipher(o, rep, hooks, err);
+		rc = run_default(o, rep, hooks, err);
+	else
+		rc = run_cipher(o, rep, hooks, err);
+	if (rep->n_results)
+		check_offload_counters(rep);
+	return rc;
 }

@@ -9,7 +9,7 @@
 # 0.41), so there only a positive ratio is checked, named as such.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xts-lib.sh"
-plan 47
+plan 50
 
 T=/tmp/cryptbench
 mkdir -p "$T"
@@ -178,6 +178,33 @@ at_least xts-aes-offload "$T/drivers.csv" "$cs_off_enc" "$cs_off_dec"
 c=$(csv_field "$T/drivers.csv" "$aesni" 4096 cpu_s_per_gib_enc)
 in_range "$c" 0.000001 100000
 result "CPU cost measured for $aesni ($c s/GiB)" $?
+
+# The engine share comes from the module's counters in debugfs. Without
+# debugfs the run goes on, the share is empty rather than 0, and one line
+# on stderr says why.
+if umount /sys/kernel/debug 2>/dev/null || umount -l /sys/kernel/debug; then
+	cryptbench --cipher aes-xts --key 256 --driver xts-aes-offload --request-size 4096 \
+		--time 0.2 --csv >"$T/nodbg.csv" 2>"$T/nodbg.err"
+	rc=$?
+	mount -t debugfs debugfs /sys/kernel/debug
+	cat "$T/nodbg.csv" >&2
+	e=$(csv_field "$T/nodbg.csv" xts-aes-offload 4096 enc_mib_s)
+	[ $rc = 0 ] && in_range "$e" 0.000001 1000000
+	result "debugfs not mounted: cryptbench runs (exit $rc, enc $e MiB/s)" $?
+	expect_eq "debugfs not mounted: engine share empty, not 0" "" \
+		"$(csv_field "$T/nodbg.csv" xts-aes-offload 4096 engine_share)"
+	if [ "$(wc -l <"$T/nodbg.err")" -eq 1 ] &&
+	   grep -q '^cryptbench: xts_offload is loaded but debugfs is not mounted' "$T/nodbg.err"; then
+		ok "debugfs not mounted: one line on stderr says so ($(cat "$T/nodbg.err"))"
+	else
+		not_ok "debugfs not mounted: one line on stderr says so"
+		sed 's/^/#   /' "$T/nodbg.err"
+	fi
+else
+	for _d in "cryptbench runs" "engine share empty, not 0" "one line on stderr says so"; do
+		not_ok "debugfs not mounted: $_d (cannot unmount /sys/kernel/debug)"
+	done
+fi
 
 # 4. The README demo command; the default is marked.
 cryptbench --cipher aes-xts --key 256 --all-drivers --request-size 4096,1M \

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -319,6 +320,56 @@ static void test_offload_counter(void **state)
 	rmdir(dir);
 }
 
+/*
+ * With the module loaded and its counters out of reach: one line saying
+ * why. Without the module, or with readable counters: nothing.
+ */
+static void test_offload_check(void **state)
+{
+	char top[] = "/tmp/cb-check-XXXXXX", mod[64], stats[64], path[80];
+	char msg[CB_NOTICE_MAX];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	snprintf(mod, sizeof(mod), "%s/module", top);
+	snprintf(stats, sizeof(stats), "%s/stats", top);
+
+	/* No module: nothing to say, debugfs or not. */
+	assert_int_equal(cb_offload_check(stats, mod, top, msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "");
+
+	/* The module, no debugfs on the mount point (a plain directory). */
+	assert_int_equal(mkdir(mod, 0755), 0);
+	assert_int_equal(cb_offload_check(stats, mod, top, msg, sizeof(msg)), -ENOENT);
+	assert_null(strchr(msg, '\n'));
+	assert_non_null(strstr(msg, "xts_offload is loaded but debugfs is not mounted"));
+	assert_non_null(strstr(msg, "engine share not measured"));
+	assert_non_null(strstr(msg, top));
+
+	/* Counters there but unreadable ("bytes" is a directory). */
+	assert_int_equal(mkdir(stats, 0755), 0);
+	snprintf(path, sizeof(path), "%s/bytes", stats);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_not_equal(cb_offload_check(stats, mod, top, msg, sizeof(msg)), 0);
+	assert_non_null(strstr(msg, "counters in"));
+	assert_non_null(strstr(msg, stats));
+	assert_non_null(strstr(msg, "engine share not measured"));
+	rmdir(path);
+
+	/* Readable counters. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("0\n", f);
+	fclose(f);
+	assert_int_equal(cb_offload_check(stats, mod, top, msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "");
+	unlink(path);
+	rmdir(stats);
+	rmdir(mod);
+	rmdir(top);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_proc_stat),
 		cmocka_unit_test(test_cpu_seconds_live),
 		cmocka_unit_test(test_offload_counter),
+		cmocka_unit_test(test_offload_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

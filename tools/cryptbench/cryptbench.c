@@ -35,6 +35,7 @@ int main(int argc, char *argv[])
 	struct cb_run_hooks hooks = { .progress = show_progress };
 	bool interactive;
 	enum cb_exit rc;
+	size_t i;
 	int wr;
 
 	if (cb_options_parse(argc, argv, &opts, &err)) {
@@ -56,9 +57,10 @@ int main(int argc, char *argv[])
 	rc = cb_run(&opts, &rep, interactive ? &hooks : NULL, &err);
 	if (interactive)
 		clear_progress();
-	/* Not an error: what is missing and what cryptbench does instead. */
-	if (rep.notice[0])
-		fprintf(stderr, "cryptbench: %s\n", rep.notice);
+	/* Not errors: what is missing and what cryptbench does instead. */
+	for (i = 0; i < CB_MAX_NOTICES; i++)
+		if (rep.notice[i][0])
+			fprintf(stderr, "cryptbench: %s\n", rep.notice[i]);
 	/* cryptsetup's table still shows what it measured before the error. */
 	if (rc == CB_EXIT_OK || rep.compat) {
 		if (opts.format == CB_FMT_JSON)
