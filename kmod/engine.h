@@ -26,8 +26,12 @@
 
 #include "stats.h"
 
-/* Per-request room an engine may use for its descriptors, without allocating. */
-#define XO_JOB_PRIV_SIZE 256
+/*
+ * Per-request room an engine may use for its descriptors, without
+ * allocating. It is part of every request's context: keep it small (see
+ * struct xo_req_ctx).
+ */
+#define XO_JOB_PRIV_SIZE 160
 
 /*
  * Scatterlist entries per direction that the crypto-API side copies into a
@@ -35,7 +39,7 @@
  * list that already has exactly the request's length is passed as is, up
  * to the engine's max_sg.
  */
-#define XO_JOB_MAX_SG 8
+#define XO_JOB_MAX_SG 4
 
 /* A session id no engine hands out: submitting it must fail in the engine. */
 #define XO_SESSION_INVALID U64_MAX

@@ -300,20 +300,25 @@ static void xov_dataq_cb(struct virtqueue *vq)
 }
 
 /*
- * A submitter found other requests done: complete them from dq's tasklet.
- * In process context a bare tasklet_schedule() wakes ksoftirqd, a scheduler
- * wakeup and a context switch before the completions run. With bottom
- * halves disabled around it, the tasklet runs as they are enabled again, in
- * softirq context, as on the return from an interrupt.
+ * A submitter took other jobs off the ring: complete them here, with
+ * bottom halves off as in the tasklet, instead of scheduling the tasklet
+ * (in process context a softirq raise, and without bottom halves disabled
+ * a ksoftirqd wakeup). Where that cannot be done (hard interrupt context,
+ * interrupts off), the tasklet does it.
  */
-static void xov_run_tasklet(struct xov_dataq *dq)
+static void xov_complete_reaped(struct xov_dataq *dq, struct list_head *done)
 {
-	if (in_interrupt() || irqs_disabled()) {
+	unsigned long flags;
+
+	if (in_hardirq() || irqs_disabled()) {
+		spin_lock_irqsave(&dq->lock, flags);
+		list_splice(done, &dq->done);
+		spin_unlock_irqrestore(&dq->lock, flags);
 		tasklet_schedule(&dq->tasklet);
 		return;
 	}
 	local_bh_disable();
-	tasklet_schedule(&dq->tasklet);
+	xov_complete_list(done);
 	local_bh_enable();
 }
 
@@ -325,7 +330,8 @@ static int xov_submit(struct xo_engine *eng, struct xo_job *job)
 	struct scatterlist *sgs[4];
 	struct xov_dataq *dq;
 	unsigned long flags;
-	bool notify, others;
+	LIST_HEAD(done);
+	bool notify;
 	int ret;
 
 	memset(&vj->out.hdr, 0, sizeof(vj->out.hdr));
@@ -382,10 +388,11 @@ static int xov_submit(struct xo_engine *eng, struct xo_job *job)
 	xov_collect(dq);
 	vj->submitter_waits = false;
 	ret = vj->reaped ? xov_job_status(job) : -EINPROGRESS;
-	others = !list_empty(&dq->done);
+	list_splice_init(&dq->done, &done);
 	spin_unlock_irqrestore(&dq->lock, flags);
-	if (others)
-		xov_run_tasklet(dq);
+	/* Other jobs only: this one, if reaped, is answered by ret. */
+	if (!list_empty(&done))
+		xov_complete_reaped(dq, &done);
 	return ret;
 
 unlock:

@@ -10,6 +10,8 @@
  * see an engine error.
  */
 #include <linux/module.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
 #include <linux/mutex.h>
 #include <linux/percpu-refcount.h>
 #include <linux/ratelimit.h>
@@ -80,21 +82,42 @@ struct xo_tfm_ctx {
 	u8 key[2 * AES_MAX_KEY_SIZE];
 };
 
+/*
+ * Per request. A request runs on the engine or on the fallback, never both
+ * at once (a failed engine job is recomputed only after it completed), so
+ * the two share their room: with dm-crypt's own per-sector data around it,
+ * the request then fits the 1 KiB kmalloc class, which every asynchronous
+ * sector allocates (and, with init_on_alloc, clears).
+ */
 struct xo_req_ctx {
-	struct skcipher_request *req;
-	struct xo_binding *binding;	/* referenced while the job is queued */
-	struct xo_job job;
-	struct work_struct work;
-	struct scatterlist src[XO_JOB_MAX_SG];
-	struct scatterlist dst[XO_JOB_MAX_SG];
-	/*
-	 * The fallback works on a copy of the IV: x86's xts drivers advance
-	 * the IV they are given, the engine and the generic xts template leave
-	 * req->iv as it was. Every path leaves it as it was.
-	 */
-	u8 iv[XTS_BLOCK_SIZE];
-	struct skcipher_request fallback_req;	/* must be last */
+	struct xo_binding *binding;	/* engine: referenced while the job is queued */
+	bool encrypt;
+	int err;			/* a completion handed to xo_wq */
+	union {
+		struct {
+			struct xo_job job;
+			struct scatterlist src[XO_JOB_MAX_SG];
+			struct scatterlist dst[XO_JOB_MAX_SG];
+		} eng;
+		struct {
+			/* Recomputation of a failed job: queued once the job is done. */
+			struct work_struct work;
+			/*
+			 * The fallback works on a copy of the IV: x86's xts
+			 * drivers advance the IV they are given, the engine and
+			 * the generic xts template leave req->iv as it was.
+			 * Every path leaves it as it was.
+			 */
+			u8 iv[XTS_BLOCK_SIZE];
+			struct skcipher_request req;	/* must be last */
+		} fb;
+	};
 };
+
+static struct skcipher_request *xo_req_of(struct xo_req_ctx *rctx)
+{
+	return container_of((void *)rctx, struct skcipher_request, __ctx);
+}
 
 static void xo_sessions_held(struct xo_engine *eng, int n)
 {
@@ -309,14 +332,14 @@ static int xo_fallback(struct skcipher_request *req, bool encrypt)
 {
 	struct xo_tfm_ctx *ctx = crypto_skcipher_ctx(crypto_skcipher_reqtfm(req));
 	struct xo_req_ctx *rctx = skcipher_request_ctx(req);
-	struct skcipher_request *subreq = &rctx->fallback_req;
+	struct skcipher_request *subreq = &rctx->fb.req;
 
 	skcipher_request_set_tfm(subreq, ctx->fallback);
 	skcipher_request_set_callback(subreq, req->base.flags,
 				      req->base.complete, req->base.data);
-	memcpy(rctx->iv, req->iv, XTS_BLOCK_SIZE);
+	memcpy(rctx->fb.iv, req->iv, XTS_BLOCK_SIZE);
 	skcipher_request_set_crypt(subreq, req->src, req->dst, req->cryptlen,
-				   rctx->iv);
+				   rctx->fb.iv);
 	return encrypt ? crypto_skcipher_encrypt(subreq) :
 			 crypto_skcipher_decrypt(subreq);
 }
@@ -333,20 +356,20 @@ static void xo_recompute_done(XO_CRYPTO_CB_ARG arg, int err)
 /* The engine failed: compute the request in software, in process context. */
 static void xo_recompute_work(struct work_struct *work)
 {
-	struct xo_req_ctx *rctx = container_of(work, struct xo_req_ctx, work);
-	struct skcipher_request *req = rctx->req;
+	struct xo_req_ctx *rctx = container_of(work, struct xo_req_ctx, fb.work);
+	struct skcipher_request *req = xo_req_of(rctx);
 	struct xo_tfm_ctx *ctx = crypto_skcipher_ctx(crypto_skcipher_reqtfm(req));
-	struct skcipher_request *subreq = &rctx->fallback_req;
+	struct skcipher_request *subreq = &rctx->fb.req;
 	int ret;
 
 	skcipher_request_set_tfm(subreq, ctx->fallback);
 	skcipher_request_set_callback(subreq, CRYPTO_TFM_REQ_MAY_SLEEP |
 				      CRYPTO_TFM_REQ_MAY_BACKLOG,
 				      xo_recompute_done, req);
-	memcpy(rctx->iv, req->iv, XTS_BLOCK_SIZE);
+	memcpy(rctx->fb.iv, req->iv, XTS_BLOCK_SIZE);
 	skcipher_request_set_crypt(subreq, req->src, req->dst, req->cryptlen,
-				   rctx->iv);
-	ret = rctx->job.encrypt ? crypto_skcipher_encrypt(subreq) :
+				   rctx->fb.iv);
+	ret = rctx->encrypt ? crypto_skcipher_encrypt(subreq) :
 				  crypto_skcipher_decrypt(subreq);
 	if (ret == -EINPROGRESS || ret == -EBUSY)
 		return;
@@ -398,21 +421,33 @@ static bool xo_can_recompute(struct skcipher_request *req, struct xo_engine *eng
 	return false;
 }
 
-static void xo_job_done(struct xo_job *job, int err)
+/*
+ * The engine is done with the job: complete the request, or recompute it in
+ * software. In a worker (@in_worker) the recomputation runs right here,
+ * else from xo_wq.
+ */
+static void xo_job_finish(struct xo_req_ctx *rctx, int err, bool in_worker)
 {
-	struct xo_req_ctx *rctx = container_of(job, struct xo_req_ctx, job);
-	struct skcipher_request *req = rctx->req;
+	struct skcipher_request *req = xo_req_of(rctx);
 	struct xo_binding *b = rctx->binding;
+	struct xo_engine *eng = b->engine;
 
-	if (likely(!err)) {
-		skcipher_request_complete(req, 0);
-	} else if (!xo_can_recompute(req, job->engine, err)) {
-		skcipher_request_complete(req, -EIO);
+	if (likely(!err) || !xo_can_recompute(req, eng, err)) {
+		if (in_worker)
+			local_bh_disable();
+		skcipher_request_complete(req, err ? -EIO : 0);
+		if (in_worker)
+			local_bh_enable();
 	} else {
-		xo_stats_add(job->engine->stats, XO_STAT_FB_ERROR, 1);
+		xo_stats_add(eng->stats, XO_STAT_FB_ERROR, 1);
 		xo_stats_add(xo_total_stats, XO_STAT_FB_ERROR, 1);
-		INIT_WORK(&rctx->work, xo_recompute_work);
-		queue_work(xo_wq, &rctx->work);
+		if (in_worker) {
+			xo_recompute_work(&rctx->fb.work);
+		} else {
+			/* The work overlays the job: the engine is done with it. */
+			INIT_WORK(&rctx->fb.work, xo_recompute_work);
+			queue_work(xo_wq, &rctx->fb.work);
+		}
 	}
 	/*
 	 * The device is done with the job: its sessions may go, and with the
@@ -420,6 +455,45 @@ static void xo_job_done(struct xo_job *job, int err)
 	 * counters; req may be gone already.
 	 */
 	percpu_ref_put(&b->users);
+}
+
+static void xo_job_finish_work(struct work_struct *work)
+{
+	struct xo_req_ctx *rctx = container_of(work, struct xo_req_ctx, fb.work);
+
+	xo_job_finish(rctx, rctx->err, true);
+}
+
+/*
+ * A softirq that interrupted a task inside submit_bio_noacct() (its
+ * current->bio_list set) must not complete requests whose callbacks
+ * submit bios: dm-crypt without its write workqueue submits the encrypted
+ * clone from the completion, submit_bio_noacct() then adds it to the
+ * interrupted task's list, and if the task was past the last look at that
+ * list (or in the middle of updating it) the bio is lost and the write
+ * never completes. Such completions go to xo_wq, where no list is active.
+ * A submitter completing others in process context is inside its own
+ * submit_bio and is not affected.
+ */
+static bool xo_completion_must_wait(void)
+{
+	return in_serving_softirq() && current->bio_list;
+}
+
+static void xo_job_done(struct xo_job *job, int err)
+{
+	struct xo_req_ctx *rctx = container_of(job, struct xo_req_ctx, eng.job);
+
+	if (unlikely(xo_completion_must_wait())) {
+		xo_stats_add(job->engine->stats, XO_STAT_DEFERRED, 1);
+		xo_stats_add(xo_total_stats, XO_STAT_DEFERRED, 1);
+		rctx->err = err;
+		/* The work overlays the job: the engine is done with it. */
+		INIT_WORK(&rctx->fb.work, xo_job_finish_work);
+		queue_work(xo_wq, &rctx->fb.work);
+		return;
+	}
+	xo_job_finish(rctx, err, false);
 }
 
 /*
@@ -494,7 +568,7 @@ static noinline int xo_offload(struct skcipher_request *req,
 			       struct xo_tfm_ctx *ctx, bool encrypt)
 {
 	struct xo_req_ctx *rctx = skcipher_request_ctx(req);
-	struct xo_job *job = &rctx->job;
+	struct xo_job *job = &rctx->eng.job;
 	unsigned int len = req->cryptlen;
 	struct xo_binding *b;
 	struct xo_engine *eng;
@@ -514,15 +588,15 @@ static noinline int xo_offload(struct skcipher_request *req,
 		why = XO_STAT_FB_LENGTH;
 		goto out_put;
 	}
-	job->src = xo_map_sg(req->src, rctx->src, len, eng->max_sg);
+	job->src = xo_map_sg(req->src, rctx->eng.src, len, eng->max_sg);
 	job->dst = req->dst == req->src ? job->src :
-		   xo_map_sg(req->dst, rctx->dst, len, eng->max_sg);
+		   xo_map_sg(req->dst, rctx->eng.dst, len, eng->max_sg);
 	if (!job->src || !job->dst) {
 		why = XO_STAT_FB_LAYOUT;
 		goto out_put;
 	}
-	rctx->req = req;
 	rctx->binding = b;
+	rctx->encrypt = encrypt;
 	job->session = encrypt ? b->enc : b->dec;
 	job->len = len;
 	job->encrypt = encrypt;
@@ -636,8 +710,10 @@ static int xo_init_tfm(struct crypto_skcipher *tfm)
 	ctx->key_seq = 0;
 	ctx->bound_seq = 0;
 	ctx->bound_gen = xo_engine_generation();
-	crypto_skcipher_set_reqsize(tfm, sizeof(struct xo_req_ctx) +
-				    crypto_skcipher_reqsize(fallback));
+	crypto_skcipher_set_reqsize(tfm, max(sizeof(struct xo_req_ctx),
+					     offsetof(struct xo_req_ctx, fb.req) +
+					     sizeof(struct skcipher_request) +
+					     crypto_skcipher_reqsize(fallback)));
 	return 0;
 }
 
