@@ -330,6 +330,7 @@ static int xov_submit(struct xo_engine *eng, struct xo_job *job)
 	struct scatterlist *sgs[4];
 	struct xov_dataq *dq;
 	unsigned long flags;
+	unsigned int descs;
 	LIST_HEAD(done);
 	bool notify;
 	int ret;
@@ -355,10 +356,21 @@ static int xov_submit(struct xo_engine *eng, struct xo_job *job)
 	sgs[2] = job->dst;
 	sgs[3] = &vj->status_sg;	/* the device writes status after dst */
 
+	/* Without indirect descriptors a request takes one per entry. */
+	descs = 2 + sg_nents(job->src) + sg_nents(job->dst);
 	dq = &xd->dataq[this_cpu_inc_return(xov_next_dataq) % xd->nr_dataq];
 	spin_lock_irqsave(&dq->lock, flags);
 	if (READ_ONCE(eng->dead) || dq->gone) {
 		ret = -ENODEV;
+		goto unlock;
+	}
+	/*
+	 * A full ring: spill over to software here. virtqueue_add_sgs() would
+	 * say -ENOSPC too, but only after notifying the device, one exit per
+	 * spilled request.
+	 */
+	if (dq->vq->num_free < descs) {
+		ret = -ENOSPC;
 		goto unlock;
 	}
 	vj->submitter_waits = true;
