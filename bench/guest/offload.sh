@@ -1,43 +1,52 @@
 #!/bin/sh
-# Guest side of bench/offload-bench: dm-crypt sequential writes on a brd
-# ramdisk, timed in guest CPU time (busy = uptime - idle, from /proc/uptime).
-# Under -icount shift=0,sleep=off one guest instruction is one nanosecond of
-# guest time and idle time is skipped, so busy time counts the instructions
-# the guest spent: its CPU cost. The device's own work costs the guest
-# nothing in this mode; that is the point of an offload and is what is shown.
+# Guest side of bench/offload-bench: dm-crypt sequential writes and reads on
+# a brd ramdisk, timed in guest CPU time (busy = uptime - idle, from
+# /proc/uptime). Under -icount shift=0,sleep=off one guest instruction is
+# one nanosecond of guest time and idle time is skipped, so busy time counts
+# the instructions the guest spent: its CPU cost. The device's own work
+# costs the guest nothing in this mode; that is the point of an offload and
+# is what is shown.
 set -eu
 MIB=256
+KEYS="256 512"
 KEY=/tmp/bench.key
 
 modprobe brd rd_nr=1 rd_size=$((MIB * 1024 + 4096))
 modprobe -a dm_crypt aesni_intel xts virtio_pci crypto_null
 head -c 64 /dev/urandom >"$KEY"
+# First touch of the ramdisk's pages allocates them: once, for every run.
+dd if=/dev/zero of=/dev/ram0 bs=1M count="$MIB" oflag=direct 2>/dev/null
 
 busy_cs() {	# guest CPU busy time so far, centiseconds
 	awk '{ printf "%d\n", ($1 - $2) * 100 + 0.5 }' /proc/uptime
 }
 
-# run NAME SECTOR [cryptsetup cipher]: one timed sequential write.
+# run NAME SECTOR KEYBITS: one timed sequential write, then one timed
+# sequential read of what it wrote.
 run() {
-	name=$1 sector=$2
+	name=$1 sector=$2 bits=$3
 	if [ "$name" = plain ]; then
 		dev=/dev/ram0
 	elif [ "$name" = null ]; then
 		# dm-crypt with a cipher that costs nothing: its own overhead.
+		# Writes copy (dm-crypt encrypts into pages of its own), reads
+		# decrypt in place: no copy at all.
 		dmsetup create bench --table "0 $((MIB * 2048)) crypt cipher_null-ecb - 0 /dev/ram0 0 1 sector_size:$sector"
 		dev=/dev/mapper/bench
 	else
 		cryptsetup open --type plain --cipher aes-xts-plain64 \
-			--key-size 512 --sector-size "$sector" \
+			--key-size "$bits" --sector-size "$sector" \
 			--key-file "$KEY" /dev/ram0 bench
 		dev=/dev/mapper/bench
 	fi
-	# Warm up: first touch of the ramdisk pages allocates them.
-	dd if=/dev/zero of="$dev" bs=1M count="$MIB" oflag=direct 2>/dev/null
+	r0=$(stat requests) a0=$(stat completed_async)
 	sync
 	t0=$(busy_cs)
 	dd if=/dev/zero of="$dev" bs=1M count="$MIB" oflag=direct 2>/dev/null
 	t1=$(busy_cs)
+	dd if="$dev" of=/dev/null bs=1M count="$MIB" iflag=direct 2>/dev/null
+	t2=$(busy_cs)
+	r1=$(stat requests) a1=$(stat completed_async)
 	case $name in
 	plain) cipher=- ;;
 	null) cipher=$(cipher_cost "$dev" "$sector" null_skcipher_crypt) ;;
@@ -51,13 +60,22 @@ run() {
 		driver=$(awk '/^driver/ { d = $3 } /^refcnt/ && $3 > 1 && d ~ /^xts/ { print d; exit }' /proc/crypto)
 		cryptsetup close bench
 	fi
-	echo "RESULT $name $sector $((t1 - t0)) $MIB $driver $cipher"
+	# Engine requests of the timed write and read, and how many of them
+	# completed after the submitting call returned.
+	echo "RESULT $name $sector $bits $((t1 - t0)) $((t2 - t1)) $MIB $driver $cipher $((r1 - r0)) $((a1 - a0))"
 }
 
-# stat NAME: xts_offload's total counter NAME, in debugfs.
+# stat NAME: xts_offload's total counter NAME, in debugfs; 0 while the
+# module is not loaded.
 grep -q ' /sys/kernel/debug debugfs ' /proc/mounts ||
 	mount -t debugfs debugfs /sys/kernel/debug
-stat() { cat /sys/kernel/debug/xts_offload/stats/"$1"; }
+stat() {
+	if [ -r /sys/kernel/debug/xts_offload/stats/"$1" ]; then
+		cat /sys/kernel/debug/xts_offload/stats/"$1"
+	else
+		echo 0
+	fi
+}
 
 # cipher_cost DEV SECTOR FUNC: guest ns (= instructions) per byte spent in
 # the driver's own encrypt entry point FUNC, the one function ftrace hooks,
@@ -90,28 +108,31 @@ cipher_cost() {
 	echo nop >$T/current_tracer
 }
 
-echo "# guest: $(uname -r), $MIB MiB per run"
-run plain 4096
-for s in 512 4096; do run null "$s"; done
-for s in 512 1024 2048 4096; do run aesni "$s"; done
+echo "# guest: $(uname -r), $MIB MiB per run, keys of $KEYS bits"
+run plain 4096 0
+for s in 512 1024 2048 4096; do run null "$s" 0; done
+for k in $KEYS; do
+	for s in 512 1024 2048 4096; do run aesni "$s" "$k"; done
+done
 
 modprobe xts_offload threshold=0
-for s in 512 1024 2048 4096; do
-	r0=$(stat requests)
-	a0=$(stat completed_async)
-	run engine "$s"
-	echo "# engine $s: requests offloaded $(( $(stat requests) - r0 )), of which completed asynchronously $(( $(stat completed_async) - a0 )), busy fallbacks $(stat fallback_busy)"
+for k in $KEYS; do
+	for s in 512 1024 2048 4096; do run engine "$s" "$k"; done
 done
 
 # Every request on the fallback: no engine bound.
 for d in /sys/bus/virtio/drivers/xts_offload/virtio*; do
 	echo "${d##*/}" >/sys/bus/virtio/drivers/xts_offload/unbind
 done
-for s in 512 4096; do run fallback "$s"; done
+for k in $KEYS; do
+	for s in 512 4096; do run fallback "$s" "$k"; done
+done
 rmmod xts_offload
 
 # The default threshold, engine present.
 modprobe xts_offload
 echo "# default threshold: $(cat /sys/module/xts_offload/parameters/threshold)"
-for s in 512 4096; do run default "$s"; done
+for k in $KEYS; do
+	for s in 512 1024 2048 4096; do run default "$s" "$k"; done
+done
 rmmod xts_offload
