@@ -18,7 +18,9 @@ for kver in "$@"; do
 		echo "FAIL: dkms build for $kver"
 		exit 1
 	}
-	ko=$(find "$work/dkms-tree" -path "*/$kver/*" -name 'xts_offload.ko*' | head -n1)
-	[ -n "$ko" ] || { echo "FAIL: dkms built no module for $kver"; exit 1; }
-	echo "ok: dkms build for $kver: ${ko#"$work"/}"
+	for m in xts_offload xts_offload_virtio; do
+		ko=$(find "$work/dkms-tree" -path "*/$kver/*" -name "$m.ko*" | head -n1)
+		[ -n "$ko" ] || { echo "FAIL: dkms built no $m module for $kver"; exit 1; }
+		echo "ok: dkms build for $kver: ${ko#"$work"/}"
+	done
 done

@@ -8,11 +8,13 @@
 #include <linux/completion.h>
 #include <linux/device.h>
 #include <linux/module.h>
+#include <linux/log2.h>
 #include <linux/mutex.h>
 #include <linux/rculist.h>
 #include <linux/scatterlist.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/topology.h>
 #include <crypto/aes.h>
 #include <crypto/skcipher.h>
 
@@ -87,15 +89,29 @@ void xo_engines_exit(void)
 	cancel_delayed_work_sync(&xo_watchdog);
 }
 
-/* debugfs "engines": one line per registered engine, its device and driver. */
+/*
+ * debugfs "engines": one line per registered engine, in registration
+ * order: device, driver ("-" for none), then what it declared and the
+ * sessions it holds.
+ */
 void xo_engines_print(struct seq_file *m)
 {
 	struct xo_engine *eng;
+	const char *drv;
 
 	mutex_lock(&xo_engines_lock);
-	list_for_each_entry(eng, &xo_engines, node)
-		seq_printf(m, "%s %s\n", dev_name(eng->dev),
-			   dev_driver_string(eng->dev));
+	list_for_each_entry(eng, &xo_engines, node) {
+		drv = dev_driver_string(eng->dev);
+		seq_printf(m, "%s %s priority=%d node=%d key_bits=%s%s%s len_align=%u max_len=%llu inplace=%d untouched_on_error=%d sessions=%d\n",
+			   dev_name(eng->dev), *drv ? drv : "-", eng->priority,
+			   dev_to_node(eng->dev),
+			   eng->key_sizes & XO_KEYS_AES128 ? "256" : "",
+			   eng->key_sizes == XO_KEYS_KNOWN ? "," : "",
+			   eng->key_sizes & XO_KEYS_AES256 ? "512" : "",
+			   eng->len_align, eng->max_len, !!(eng->caps & XO_CAP_INPLACE),
+			   !!(eng->caps & XO_CAP_DST_UNTOUCHED_ON_ERROR),
+			   atomic_read(&eng->nr_sessions));
+	}
 	mutex_unlock(&xo_engines_lock);
 }
 
@@ -105,10 +121,12 @@ static int __xo_engine_submit(struct xo_engine *eng, struct xo_job *job, bool in
 
 /*
  * Known answers: a 4 KiB request (eight 512-byte units, so a tweak that
- * restarts per unit shows), encrypted and decrypted in place and out of
- * place, for each key size the engine claims, against the kernel's own
- * software xts(aes). Catches swapped key halves, a wrong tweak byte order
- * or tweak chaining, a wrong direction.
+ * restarts per unit shows), encrypted and decrypted out of place and, if
+ * the engine takes them, in place, for each key size the engine declares,
+ * against the kernel's own software xts(aes). Catches swapped key halves, a
+ * wrong tweak byte order or tweak chaining, a wrong direction. An engine
+ * whose len_align or max_len rules out 4 KiB gets the length nearest to it
+ * that it takes.
  */
 #define XO_KAT_LEN	4096
 #define XO_KAT_TIMEOUT	(5 * HZ)
@@ -223,7 +241,7 @@ static int xo_engine_kat_keylen(struct xo_engine *eng, struct xo_kat *k, unsigne
 	ret = xo_kat_run(eng, k, enc, true, plain, got, len);
 	if (!ret && memcmp(got, want, len))
 		what = "encryption, out of place";
-	if (!ret && !what) {
+	if (!ret && !what && (eng->caps & XO_CAP_INPLACE)) {
 		memcpy(got, plain, len);
 		ret = xo_kat_run(eng, k, enc, true, got, got, len);
 		if (!ret && memcmp(got, want, len))
@@ -234,7 +252,7 @@ static int xo_engine_kat_keylen(struct xo_engine *eng, struct xo_kat *k, unsigne
 		if (!ret && memcmp(got, plain, len))
 			what = "decryption, out of place";
 	}
-	if (!ret && !what) {
+	if (!ret && !what && (eng->caps & XO_CAP_INPLACE)) {
 		memcpy(got, want, len);
 		ret = xo_kat_run(eng, k, dec, false, got, got, len);
 		if (!ret && memcmp(got, plain, len))
@@ -264,41 +282,69 @@ out_key:
 static int xo_engine_kat(struct xo_engine *eng)
 {
 	static const unsigned int keylens[] = { 2 * AES_KEYSIZE_128, 2 * AES_KEYSIZE_256 };
-	unsigned int len = min_t(u64, XO_KAT_LEN, round_down(eng->max_len, XTS_BLOCK_SIZE));
+	/* xo_engine_check() made this at least len_align, at most max_len. */
+	unsigned int len = max_t(u64, eng->len_align,
+				 round_down(min_t(u64, XO_KAT_LEN, eng->max_len), eng->len_align));
 	struct xo_kat *k;
 	u8 *buf;
-	unsigned int i, tested = 0;
+	unsigned int i;
 	int ret = 0;
 
-	if (len < XTS_BLOCK_SIZE)
-		return -EINVAL;
 	k = kzalloc(sizeof(*k), GFP_KERNEL);
-	buf = kmalloc(3 * XO_KAT_LEN, GFP_KERNEL);
+	buf = kmalloc(3 * len, GFP_KERNEL);
 	if (!k || !buf) {
 		kfree(k);
 		kfree(buf);
 		return -ENOMEM;
 	}
-	for (i = 0; !ret && i < ARRAY_SIZE(keylens); i++) {
-		if (keylens[i] > eng->max_keylen)
-			continue;
-		ret = xo_engine_kat_keylen(eng, k, keylens[i], buf, buf + XO_KAT_LEN,
-					   buf + 2 * XO_KAT_LEN, len);
-		tested++;
-	}
+	for (i = 0; !ret && i < ARRAY_SIZE(keylens); i++)
+		if (xo_engine_takes_key(eng, keylens[i]))
+			ret = xo_engine_kat_keylen(eng, k, keylens[i], buf, buf + len,
+						   buf + 2 * len, len);
 	if (ret == -ETIMEDOUT)
 		return ret;	/* k and buf stay with the engine */
 	kfree(k);
 	kfree(buf);
-	if (!ret && !tested)
-		return -EINVAL;
 	return ret;
+}
+
+/* Is what the engine declares in range? */
+static int xo_engine_check(struct xo_engine *eng)
+{
+	const char *what = NULL;
+
+	if (!eng->ops || !eng->ops->session_create || !eng->ops->session_destroy ||
+	    !eng->ops->submit || !eng->ops->release)
+		what = "an operation is missing";
+	else if (eng->caps & ~XO_CAPS_KNOWN)
+		what = "unknown capabilities";
+	else if (!eng->key_sizes || (eng->key_sizes & ~XO_KEYS_KNOWN))
+		what = "no key size, or an unknown one";
+	else if (!is_power_of_2(eng->len_align) || eng->len_align < XTS_BLOCK_SIZE ||
+		 eng->len_align > XO_MAX_LEN_ALIGN)
+		what = "len_align not a power of two from 16 to 65536";
+	else if (eng->max_len < eng->len_align)
+		what = "max_len below len_align";
+	else if (eng->max_sg < XO_JOB_MAX_SG)
+		what = "max_sg below XO_JOB_MAX_SG";
+	else if (eng->priv_size > XO_JOB_PRIV_SIZE)
+		what = "priv_size above XO_JOB_PRIV_SIZE";
+	if (!what)
+		return 0;
+	dev_err(eng->dev,
+		"engine refused: %s (caps %#x, key_sizes %#x, len_align %u, max_len %llu, max_sg %u, priv_size %u of %u)\n",
+		what, eng->caps, eng->key_sizes, eng->len_align, eng->max_len, eng->max_sg,
+		eng->priv_size, (unsigned int)XO_JOB_PRIV_SIZE);
+	return -EINVAL;
 }
 
 int xo_engine_register(struct xo_engine *eng)
 {
 	int ret;
 
+	ret = xo_engine_check(eng);
+	if (ret)
+		return ret;
 	/*
 	 * In a confidential guest the device is the host's: handing it
 	 * dm-crypt's keys would defeat the memory encryption.
@@ -351,24 +397,60 @@ void xo_engine_unregister(struct xo_engine *eng)
 }
 EXPORT_SYMBOL_GPL(xo_engine_unregister);
 
+/* Near the CPU that binds: on its NUMA node, or on none in particular. */
+static bool xo_engine_near(struct xo_engine *eng, int node)
+{
+	int n = dev_to_node(eng->dev);
+
+	return n == NUMA_NO_NODE || n == node;
+}
+
+/* a before b regardless of load: priority, then nearness. */
+static int xo_engine_rank(struct xo_engine *a, struct xo_engine *b, int node)
+{
+	if (a->priority != b->priority)
+		return a->priority > b->priority ? 1 : -1;
+	return (int)xo_engine_near(a, node) - (int)xo_engine_near(b, node);
+}
+
 /*
- * The engine new sessions should use (the highest priority; the first
- * registered among equals), with a reference on it and its module, or NULL.
+ * The engine a key of @keylen bytes should be bound to, bound to @cur now
+ * (or NULL). Among the registered engines that take the key size:
+ *  1. the highest priority;
+ *  2. among equals, one whose device is on the NUMA node of the CPU that
+ *     runs this (the binding worker runs on the CPU whose request queued
+ *     it), or on no node in particular (NUMA_NO_NODE), before one on
+ *     another node;
+ *  3. among equals, @cur if it is one of them: a binding does not move for
+ *     load alone;
+ *  4. else the least loaded: fewest device sessions held (two per bound
+ *     key), then the first registered.
+ * Returns it with a reference on it and on its module; ERR_PTR(-ENODEV)
+ * when no engine is registered (or its module is going away),
+ * ERR_PTR(-EOPNOTSUPP) when none takes the key size.
  */
-struct xo_engine *xo_engine_get_active(void)
+struct xo_engine *xo_engine_get_active(unsigned int keylen, struct xo_engine *cur)
 {
 	struct xo_engine *eng, *best = NULL;
+	bool any = false;
+	int node = numa_node_id();
+	int r;
 
 	mutex_lock(&xo_engines_lock);
-	list_for_each_entry(eng, &xo_engines, node)
-		if ((!best || eng->priority > best->priority) &&
-		    try_module_get(eng->ops->owner)) {
-			if (best)
-				module_put(best->ops->owner);
+	list_for_each_entry(eng, &xo_engines, node) {
+		any = true;
+		if (!xo_engine_takes_key(eng, keylen))
+			continue;
+		r = best ? xo_engine_rank(eng, best, node) : 1;
+		if (r > 0 || (r == 0 && best != cur &&
+			      (eng == cur || atomic_read(&eng->nr_sessions) <
+					     atomic_read(&best->nr_sessions))))
 			best = eng;
-		}
-	if (best)
+	}
+	if (best && try_module_get(best->ops->owner))
 		kref_get(&best->ref);
+	else
+		best = ERR_PTR(best || !any ? -ENODEV : -EOPNOTSUPP);
 	mutex_unlock(&xo_engines_lock);
 	return best;
 }

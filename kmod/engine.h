@@ -5,13 +5,15 @@
  * An engine knows nothing of skcipher requests: it is given a session (a key
  * and a direction, created beforehand in process context), a tweak and a
  * pair of scatterlists, and calls back when done. The crypto-API side knows
- * nothing of virtio. A new accelerator (a PCIe card, say) implements
- * struct xo_engine_ops and calls xo_engine_register() from its probe, from
- * a module of its own if it likes (the calls are exported). Registration
- * runs a known-answer test on the engine first, and refuses an engine that
- * fails it. The engine's counters are shown per device through its
- * driver's dev_groups, or in debugfs for an engine without a driver (see
- * stats.h).
+ * nothing of virtio. Each accelerator lives in a module of its own
+ * (xts_offload_virtio, xts_offload_loopback): it implements struct
+ * xo_engine_ops, states what it can do in struct xo_engine, and calls the
+ * exported xo_engine_register() from its probe. Registration checks the
+ * declaration and runs a known-answer test on the engine first, and
+ * refuses an engine that fails either. The core then hands an engine only
+ * requests within what it declared; the rest run in software. The
+ * engine's counters are shown per device through its driver's dev_groups,
+ * or in debugfs for an engine without a driver (see stats.h).
  */
 #ifndef XTS_OFFLOAD_ENGINE_H
 #define XTS_OFFLOAD_ENGINE_H
@@ -22,6 +24,7 @@
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/types.h>
+#include <crypto/aes.h>
 #include <crypto/xts.h>
 
 #include "stats.h"
@@ -50,7 +53,8 @@ struct xo_engine;
 /*
  * One unit of work. Lives inside the skcipher request context, so the
  * request path allocates nothing. src and dst are end-marked and cover
- * exactly len bytes; len is a multiple of XTS_BLOCK_SIZE.
+ * exactly len bytes; len is a multiple of the engine's len_align, at most
+ * its max_len. src and dst overlap only for an engine with XO_CAP_INPLACE.
  */
 struct xo_job {
 	struct list_head node;		/* engine use while in flight */
@@ -108,34 +112,100 @@ struct xo_engine_ops {
 };
 
 /*
- * What an engine guarantees. XO_CAP_DST_UNTOUCHED_ON_ERROR: a request that
- * fails (-EIO) never wrote its destination, so even an in-place request can
- * be recomputed. Without it, an in-place request that failed while being
- * carried out fails with -EIO rather than risk returning wrong data.
+ * What an engine guarantees or can do.
+ *
+ * XO_CAP_DST_UNTOUCHED_ON_ERROR: a request that fails (-EIO) never wrote
+ * its destination, so even an in-place request can be recomputed. Without
+ * it, an in-place request that failed while being carried out fails with
+ * -EIO rather than risk returning wrong data.
+ *
+ * XO_CAP_INPLACE: the engine takes requests whose destination overlaps
+ * their source (dm-crypt's reads, most AF_ALG users). Without it such
+ * requests run in software (fallback_inplace) and the engine sees only
+ * src and dst that share no byte.
  */
 #define XO_CAP_DST_UNTOUCHED_ON_ERROR	BIT(0)
+#define XO_CAP_INPLACE			BIT(1)
+#define XO_CAPS_KNOWN			(BIT(2) - 1)
 
+/*
+ * Key sizes an engine takes (xo_engine.key_sizes), both XTS halves: a key
+ * of a size the engine lacks is never sent to it.
+ */
+#define XO_KEYS_AES128		BIT(0)	/* AES-128-XTS, 32-byte key */
+#define XO_KEYS_AES256		BIT(1)	/* AES-256-XTS, 64-byte key */
+#define XO_KEYS_KNOWN		(XO_KEYS_AES128 | XO_KEYS_AES256)
+
+/* The largest len_align an engine may declare. */
+#define XO_MAX_LEN_ALIGN	65536U
+
+/* The XO_KEYS_* bit of an XTS key of @keylen bytes; 0 for other sizes. */
+static inline unsigned int xo_keys_bit(unsigned int keylen)
+{
+	switch (keylen) {
+	case 2 * AES_KEYSIZE_128:
+		return XO_KEYS_AES128;
+	case 2 * AES_KEYSIZE_256:
+		return XO_KEYS_AES256;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * An engine, as its module declares it before xo_engine_register(). The
+ * engine fills in ops, dev and the block "what it takes"; the rest is the
+ * registry's.
+ *
+ * Every request an engine gets is one XTS data unit: the tweak is job->iv,
+ * the block index runs from 0 to len / 16 - 1. An engine whose hardware
+ * computes fixed data units of N bytes (the tweak advanced per unit) can
+ * only take requests of exactly one unit: it declares len_align = max_len
+ * = N.
+ */
 struct xo_engine {
 	const struct xo_engine_ops *ops;
-	struct device *dev;		/* for naming and the counters */
+	struct device *dev;		/* naming, counters, NUMA node */
+
+	/*
+	 * What it takes; registration refuses a declaration out of range.
+	 * len_align: request lengths are multiples of it, a power of two from
+	 * 16 to XO_MAX_LEN_ALIGN. max_sg: at least XO_JOB_MAX_SG. priv_size:
+	 * the bytes of xo_job.priv it uses, at most XO_JOB_PRIV_SIZE.
+	 */
+	unsigned int caps;		/* XO_CAP_* */
+	unsigned int key_sizes;		/* XO_KEYS_*, at least one */
+	unsigned int len_align;		/* bytes */
+	u64 max_len;			/* largest request in bytes */
+	unsigned int max_sg;		/* scatterlist entries per direction */
+	unsigned int priv_size;		/* bytes */
+	int priority;			/* see xo_engine_get_active() */
+
+	/* The registry's. */
 	struct kref ref;
 	struct list_head node;
 	bool dead;			/* unregistered: accept nothing */
-	unsigned int caps;		/* XO_CAP_* */
-	int priority;			/* new sessions go to the highest */
 	s64 wd_done;			/* watchdog: completions at the last look */
 	unsigned long wd_since;		/* watchdog: jiffies of the last progress */
-	unsigned int max_keylen;	/* bytes, both XTS halves */
-	unsigned int max_sg;		/* scatterlist entries per direction */
-	u64 max_len;			/* largest request in bytes */
 	atomic_t nr_sessions;		/* held by the crypto-API side */
 	struct xo_stats __percpu *stats;
 };
 
+static inline bool xo_engine_takes_key(const struct xo_engine *eng, unsigned int keylen)
+{
+	return eng->key_sizes & xo_keys_bit(keylen);
+}
+
 int xo_engine_register(struct xo_engine *eng);
 void xo_engine_unregister(struct xo_engine *eng);
-/* The engine new sessions should use, with a reference and a reference on its module. */
-struct xo_engine *xo_engine_get_active(void);
+/*
+ * The engine a key of @keylen bytes should be bound to now, with a
+ * reference on it and on its module; @cur is the engine the key is bound
+ * to, or NULL. ERR_PTR(-ENODEV) when no engine is registered,
+ * ERR_PTR(-EOPNOTSUPP) when none takes the key size. See engine.c for the
+ * order of preference.
+ */
+struct xo_engine *xo_engine_get_active(unsigned int keylen, struct xo_engine *cur);
 /* Drop what xo_engine_get_active() took. */
 void xo_engine_put_active(struct xo_engine *eng);
 void xo_engine_put(struct xo_engine *eng);
@@ -154,9 +224,5 @@ void xo_engines_exit(void);
 /* One line per registered engine: device and driver names. */
 void xo_engines_print(struct seq_file *m);
 void xo_engine_complete(struct xo_job *job, int err);
-
-/* Engine back ends. */
-int xo_virtio_init(void);
-void xo_virtio_exit(void);
 
 #endif /* XTS_OFFLOAD_ENGINE_H */

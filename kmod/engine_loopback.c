@@ -3,28 +3,55 @@
  * xts_offload_loopback: a software engine, for tests. It registers through
  * the same exported interface a hardware engine's module would, computes
  * every job with the kernel's own xts(aes) from a workqueue, and can be
- * told to behave as a faulty device would:
+ * told to declare less than it can do, or to behave as a faulty device
+ * would:
  *
+ *   count=N                        register N engines (default 1, at most 4)
+ *   priority=P[,P...]              engine priority, per engine (default 10)
+ *   node=N[,N...]                  NUMA node of each engine's device
+ *                                  (default -1: none in particular)
+ *   keysizes=256,512               key sizes taken, in bits, both halves
+ *   granularity=N                  lengths taken are multiples of N bytes
+ *   max_len=N                      longest request taken, in bytes
+ *   no_inplace=1                   take no request whose dst overlaps src
+ *   priv_size=N                    declare N bytes of per-job room
  *   defect=swap-keys|tweak-endian  compute wrongly (the known-answer test
  *                                  at registration must refuse the engine)
  *   delay_ms=N                     answer N ms late
+ *   reorder=N                      hold up to N jobs, answer the last
+ *                                  submitted first
+ *   queue_depth=N                  at most N jobs in flight per engine:
+ *                                  submit reports a full queue beyond
  *   fail_written=N                 the next N jobs write dst, then fail
  *   untouched=1                    claim XO_CAP_DST_UNTOUCHED_ON_ERROR
  *   hang=1                         stop answering: jobs wait until the
- *                                  watchdog retires the engine
+ *                                  watchdog retires the engine, or gone=1
+ *   gone=1                         every engine vanishes at once, as in a
+ *                                  surprise removal: unregistered, and the
+ *                                  jobs it held fail as "outcome unknown"
+ *                                  (-ESTALE) after writing dst
+ *
+ * A job outside what the engine declared (a key size, a length, in place)
+ * is refused (-EINVAL, so recomputed) and counted in debugfs,
+ * <device>/violations: the core must send none.
  *
  * It is no accelerator: it exists so the tests reach paths QEMU's device
- * cannot (a wrong result, a failure after dst was written). Its device is
- * a bare root device, with no driver to carry counters in sysfs: they are
- * in debugfs, /sys/kernel/debug/xts_offload/xts_offload_loopback/, from
+ * cannot (a wrong result, a failure after dst was written, a full queue,
+ * completions out of order, a surprise removal with jobs in flight). Its
+ * devices are bare root devices (xts_offload_loopback, then
+ * xts_offload_loopback.1, ...), with no driver to carry counters in sysfs:
+ * they are in debugfs, /sys/kernel/debug/xts_offload/<device>/, from
  * registration to module unload (a retired engine's included).
  */
 #include <linux/atomic.h>
 #include <linux/bottom_half.h>
 #include <linux/debugfs.h>
 #include <linux/device.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/nodemask.h>
+#include <linux/numa.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -34,6 +61,47 @@
 
 #include "engine.h"
 
+#define XOL_MAX_ENGINES	4
+
+static unsigned int xol_count = 1;
+module_param_named(count, xol_count, uint, 0444);
+MODULE_PARM_DESC(count, "Engines to register, each on a device of its own (default 1, at most 4)");
+
+static int xol_priority[XOL_MAX_ENGINES] = { 10, 10, 10, 10 };
+module_param_array_named(priority, xol_priority, int, NULL, 0444);
+MODULE_PARM_DESC(priority,
+		 "Engine priority, one per engine: new keys go to the highest (default 10, above virtio-crypto's 0)");
+
+static int xol_node[XOL_MAX_ENGINES] = { NUMA_NO_NODE, NUMA_NO_NODE, NUMA_NO_NODE, NUMA_NO_NODE };
+module_param_array_named(node, xol_node, int, NULL, 0444);
+MODULE_PARM_DESC(node,
+		 "NUMA node of each engine's device, one per engine (default -1: none in particular)");
+
+static unsigned int keysizes[2] = { 256, 512 };
+static unsigned int nr_keysizes = 2;
+module_param_array(keysizes, uint, &nr_keysizes, 0444);
+MODULE_PARM_DESC(keysizes,
+		 "Key sizes the engines take, in bits for both XTS halves: 256 (AES-128-XTS), 512 (AES-256-XTS) (default 256,512)");
+
+static unsigned int granularity = XTS_BLOCK_SIZE;
+module_param(granularity, uint, 0444);
+MODULE_PARM_DESC(granularity,
+		 "The engines take lengths that are a multiple of this many bytes: a power of two, 16 to 65536 (default 16)");
+
+static unsigned int max_len = SZ_1M;
+module_param(max_len, uint, 0444);
+MODULE_PARM_DESC(max_len, "The longest request the engines take, in bytes (default 1048576)");
+
+static bool no_inplace;
+module_param(no_inplace, bool, 0444);
+MODULE_PARM_DESC(no_inplace,
+		 "Take no request whose destination overlaps its source (no XO_CAP_INPLACE) (default no)");
+
+static unsigned int priv_size;
+module_param(priv_size, uint, 0444);
+MODULE_PARM_DESC(priv_size,
+		 "Per-job room the engines declare, in bytes (default 0: what they use); above the core's XO_JOB_PRIV_SIZE the engine is refused");
+
 static char *defect = "none";
 module_param(defect, charp, 0444);
 MODULE_PARM_DESC(defect,
@@ -42,6 +110,16 @@ MODULE_PARM_DESC(defect,
 static unsigned int delay_ms;
 module_param(delay_ms, uint, 0644);
 MODULE_PARM_DESC(delay_ms, "Complete each job this many milliseconds late (default 0)");
+
+static unsigned int reorder;
+module_param(reorder, uint, 0644);
+MODULE_PARM_DESC(reorder,
+		 "Hold up to N jobs (or delay_ms, at least a tick) and complete them last submitted first (default 0: in order)");
+
+static unsigned int queue_depth;
+module_param(queue_depth, uint, 0644);
+MODULE_PARM_DESC(queue_depth,
+		 "At most N jobs in flight per engine; beyond, submit reports a full queue (-ENOSPC) (default 0: no limit)");
 
 static atomic_t fail_written = ATOMIC_INIT(0);
 static int fail_written_set(const char *val, const struct kernel_param *kp)
@@ -74,12 +152,8 @@ MODULE_PARM_DESC(untouched,
 
 static bool hang;
 module_param(hang, bool, 0644);
-MODULE_PARM_DESC(hang, "Stop answering: new jobs are held until the watchdog retires the engine (default no)");
-
-static int priority = 10;
-module_param(priority, int, 0444);
-MODULE_PARM_DESC(priority,
-		 "Engine priority: new sessions go to the highest (default 10, above virtio-crypto's 0)");
+MODULE_PARM_DESC(hang,
+		 "Stop answering: new jobs are held until the watchdog retires the engine or gone=1 (default no)");
 
 #define XOL_SESSIONS 256
 
@@ -92,43 +166,72 @@ struct xol_session {
 
 struct xol_job {
 	struct delayed_work dw;
-	struct list_head held;		/* hang: waiting for the watchdog */
+	struct list_head held;		/* hang, reorder: waiting */
 	struct xo_job *job;
+	u64 seq;			/* submission order */
 	u8 iv[XTS_BLOCK_SIZE];
 };
 
 static_assert(sizeof(struct xol_job) <= XO_JOB_PRIV_SIZE);
 
-static struct xol_dev {
+struct xol_dev {
 	struct xo_engine eng;
 	struct device *dev;
-	struct workqueue_struct *wq;
-	enum xol_defect defect;
 	struct mutex lock;		/* sessions[] against create/destroy */
 	struct xol_session sessions[XOL_SESSIONS];
 	struct completion released;
-	spinlock_t held_lock;		/* held */
-	struct list_head held;
+	spinlock_t held_lock;		/* held, batch, seq, done_seq */
+	struct list_head held;		/* hang */
+	struct list_head batch;		/* reorder */
+	unsigned int nr_batch;
+	struct delayed_work batch_work;
+	u64 seq;			/* jobs submitted */
+	u64 done_seq;			/* highest seq completed */
+	atomic_t in_flight;		/* queue_depth */
+	atomic_t violations;		/* jobs outside the declaration */
+	atomic_t reordered;		/* completed before an earlier job */
 	struct mutex stop_lock;		/* registered */
 	bool registered;
 	struct dentry *debugfs;		/* the engine's counters */
-} xol;
+};
+
+static struct xol_dev *xol_devs[XOL_MAX_ENGINES];
+static unsigned int xol_nr;
+static struct workqueue_struct *xol_wq;
+static enum xol_defect xol_defect;
+/* Engines up: gone may act. Under the module's parameter lock. */
+static bool xol_up;
+
+static struct xol_dev *to_xol(struct xo_engine *eng)
+{
+	return container_of(eng, struct xol_dev, eng);
+}
+
+/* Something the engine did not declare reached it. */
+static void xol_violation(struct xol_dev *xd, const char *what)
+{
+	atomic_inc(&xd->violations);
+	dev_err_ratelimited(xd->dev, "the core sent what the engine does not take: %s\n", what);
+}
 
 static int xol_session_create(struct xo_engine *eng, const u8 *key, unsigned int keylen,
 			      bool encrypt, u64 *session)
 {
+	struct xol_dev *xd = to_xol(eng);
 	u8 k[2 * AES_MAX_KEY_SIZE];
 	struct crypto_sync_skcipher *tfm;
 	unsigned int i, half = keylen / 2;
 	int ret;
 
-	if (keylen > sizeof(k))
+	if (!xo_engine_takes_key(eng, keylen)) {
+		xol_violation(xd, "a key size it does not take");
 		return -EINVAL;
+	}
 	/* Never an engine-backed xts(aes): the kernel's own software one. */
 	tfm = crypto_alloc_sync_skcipher("xts(aes)", 0, CRYPTO_ALG_NEED_FALLBACK);
 	if (IS_ERR(tfm))
 		return PTR_ERR(tfm);
-	if (xol.defect == XOL_SWAP_KEYS) {
+	if (xol_defect == XOL_SWAP_KEYS) {
 		memcpy(k, key + half, half);
 		memcpy(k + half, key, half);
 	} else {
@@ -138,15 +241,15 @@ static int xol_session_create(struct xo_engine *eng, const u8 *key, unsigned int
 	memzero_explicit(k, sizeof(k));
 	if (ret)
 		goto err;
-	mutex_lock(&xol.lock);
-	for (i = 0; i < XOL_SESSIONS && xol.sessions[i].tfm; i++)
+	mutex_lock(&xd->lock);
+	for (i = 0; i < XOL_SESSIONS && xd->sessions[i].tfm; i++)
 		;
 	if (i < XOL_SESSIONS) {
-		xol.sessions[i].encrypt = encrypt;
-		WRITE_ONCE(xol.sessions[i].tfm, tfm);
+		xd->sessions[i].encrypt = encrypt;
+		WRITE_ONCE(xd->sessions[i].tfm, tfm);
 		*session = i;
 	}
-	mutex_unlock(&xol.lock);
+	mutex_unlock(&xd->lock);
 	if (i < XOL_SESSIONS)
 		return 0;
 	ret = -ENOSPC;
@@ -157,27 +260,28 @@ err:
 
 static void xol_session_destroy(struct xo_engine *eng, u64 session)
 {
+	struct xol_dev *xd = to_xol(eng);
 	struct crypto_sync_skcipher *tfm = NULL;
 
 	if (session >= XOL_SESSIONS)
 		return;
-	mutex_lock(&xol.lock);
-	tfm = xol.sessions[session].tfm;
-	WRITE_ONCE(xol.sessions[session].tfm, NULL);
-	mutex_unlock(&xol.lock);
+	mutex_lock(&xd->lock);
+	tfm = xd->sessions[session].tfm;
+	WRITE_ONCE(xd->sessions[session].tfm, NULL);
+	mutex_unlock(&xd->lock);
 	/* Jobs compute under the lock: none uses tfm any more. */
 	crypto_free_sync_skcipher(tfm);
 }
 
-static void xol_work(struct work_struct *work)
+/* Compute the job into dst, as a device would. */
+static int xol_compute(struct xol_dev *xd, struct xol_job *lj)
 {
-	struct xol_job *lj = container_of(to_delayed_work(work), struct xol_job, dw);
 	struct xo_job *job = lj->job;
 	struct xol_session *s;
 	int err = -EINVAL;
 
-	mutex_lock(&xol.lock);
-	s = job->session < XOL_SESSIONS ? &xol.sessions[job->session] : NULL;
+	mutex_lock(&xd->lock);
+	s = job->session < XOL_SESSIONS ? &xd->sessions[job->session] : NULL;
 	if (s && s->tfm && s->encrypt == job->encrypt) {
 		SYNC_SKCIPHER_REQUEST_ON_STACK(req, s->tfm);
 
@@ -187,67 +291,197 @@ static void xol_work(struct work_struct *work)
 		err = job->encrypt ? crypto_skcipher_encrypt(req) : crypto_skcipher_decrypt(req);
 		skcipher_request_zero(req);
 	}
-	mutex_unlock(&xol.lock);
-	if (!err && atomic_dec_if_positive(&fail_written) >= 0)
-		err = -EIO;
+	mutex_unlock(&xd->lock);
+	return err;
+}
+
+/* Hand the job back; lj is gone after this. */
+static void xol_finish(struct xol_dev *xd, struct xol_job *lj, int err)
+{
+	struct xo_job *job = lj->job;
+	unsigned long flags;
+
+	spin_lock_irqsave(&xd->held_lock, flags);
+	if (lj->seq < xd->done_seq)
+		atomic_inc(&xd->reordered);
+	else
+		xd->done_seq = lj->seq;
+	spin_unlock_irqrestore(&xd->held_lock, flags);
+	atomic_dec(&xd->in_flight);
 	/* Completions run with bottom halves off, as from a device's tasklet. */
 	local_bh_disable();
 	xo_engine_complete(job, err);
 	local_bh_enable();
 }
 
+static void xol_run(struct xol_dev *xd, struct xol_job *lj)
+{
+	int err = xol_compute(xd, lj);
+
+	if (!err && atomic_dec_if_positive(&fail_written) >= 0)
+		err = -EIO;
+	xol_finish(xd, lj, err);
+}
+
+static void xol_work(struct work_struct *work)
+{
+	struct xol_job *lj = container_of(to_delayed_work(work), struct xol_job, dw);
+
+	xol_run(to_xol(lj->job->engine), lj);
+}
+
+/* reorder: what was held, last submitted first. */
+static void xol_batch_work(struct work_struct *work)
+{
+	struct xol_dev *xd = container_of(to_delayed_work(work), struct xol_dev, batch_work);
+	struct xol_job *lj, *tmp;
+	unsigned long flags;
+	LIST_HEAD(batch);
+
+	spin_lock_irqsave(&xd->held_lock, flags);
+	list_splice_init(&xd->batch, &batch);
+	xd->nr_batch = 0;
+	spin_unlock_irqrestore(&xd->held_lock, flags);
+	list_for_each_entry_safe_reverse(lj, tmp, &batch, held) {
+		list_del(&lj->held);
+		xol_run(xd, lj);
+	}
+}
+
+/* Do any bytes of src and dst's first len bytes coincide? */
+static bool xol_overlap(struct scatterlist *src, struct scatterlist *dst, unsigned int len)
+{
+	struct scatterlist *s, *d;
+
+	if (src == dst)
+		return true;
+	for (d = dst; d; d = sg_next(d)) {
+		phys_addr_t d0 = sg_phys(d), d1 = d0 + d->length;
+
+		for (s = src; s; s = sg_next(s)) {
+			phys_addr_t s0 = sg_phys(s), s1 = s0 + s->length;
+
+			if (s0 < d1 && d0 < s1)
+				return true;
+		}
+	}
+	return false;
+}
+
 static int xol_submit(struct xo_engine *eng, struct xo_job *job)
 {
+	struct xol_dev *xd = to_xol(eng);
 	struct xol_job *lj = (struct xol_job *)job->priv;
-	unsigned int i;
+	unsigned int i, depth = READ_ONCE(queue_depth);
+	unsigned long flags, delay;
 
 	if (READ_ONCE(eng->dead))
 		return -ENODEV;
+	if (job->len > eng->max_len || job->len % eng->len_align) {
+		xol_violation(xd, "a length it does not take");
+		return -EINVAL;
+	}
+	if (!(eng->caps & XO_CAP_INPLACE) && xol_overlap(job->src, job->dst, job->len)) {
+		xol_violation(xd, "an in-place request");
+		return -EINVAL;
+	}
+	if (atomic_inc_return(&xd->in_flight) > depth && depth) {
+		atomic_dec(&xd->in_flight);
+		return -ENOSPC;
+	}
 	lj->job = job;
 	for (i = 0; i < XTS_BLOCK_SIZE; i++)
-		lj->iv[i] = xol.defect == XOL_TWEAK_ENDIAN ? job->iv[XTS_BLOCK_SIZE - 1 - i] :
+		lj->iv[i] = xol_defect == XOL_TWEAK_ENDIAN ? job->iv[XTS_BLOCK_SIZE - 1 - i] :
 							     job->iv[i];
+	delay = msecs_to_jiffies(READ_ONCE(delay_ms));
+	spin_lock_irqsave(&xd->held_lock, flags);
+	lj->seq = ++xd->seq;
 	if (READ_ONCE(hang)) {
-		unsigned long flags;
-
-		spin_lock_irqsave(&xol.held_lock, flags);
-		list_add_tail(&lj->held, &xol.held);
-		spin_unlock_irqrestore(&xol.held_lock, flags);
-		return -EINPROGRESS;
+		list_add_tail(&lj->held, &xd->held);
+	} else if (READ_ONCE(reorder)) {
+		list_add_tail(&lj->held, &xd->batch);
+		if (++xd->nr_batch >= READ_ONCE(reorder))
+			mod_delayed_work(xol_wq, &xd->batch_work, 0);
+		else
+			queue_delayed_work(xol_wq, &xd->batch_work, max(delay, 1UL));
+	} else {
+		INIT_DELAYED_WORK(&lj->dw, xol_work);
+		queue_delayed_work(xol_wq, &lj->dw, delay);
 	}
-	INIT_DELAYED_WORK(&lj->dw, xol_work);
-	queue_delayed_work(xol.wq, &lj->dw, msecs_to_jiffies(READ_ONCE(delay_ms)));
+	spin_unlock_irqrestore(&xd->held_lock, flags);
 	return -EINPROGRESS;
 }
 
-/* Unregister (once), then finish everything: held jobs fail as "unknown". */
+/*
+ * Unregister (once), then finish everything: the jobs held (hang) were
+ * taken by the "device", which may have written dst: it does, and they
+ * fail as "outcome unknown". Jobs waiting for a delay or a batch complete
+ * as they would have.
+ */
 static void xol_stop(struct xo_engine *eng)
 {
+	struct xol_dev *xd = to_xol(eng);
 	struct xol_job *lj, *tmp;
 	unsigned long flags;
 	LIST_HEAD(held);
 
-	mutex_lock(&xol.stop_lock);
-	if (xol.registered) {
-		xol.registered = false;
-		xo_engine_unregister(&xol.eng);
+	mutex_lock(&xd->stop_lock);
+	if (xd->registered) {
+		xd->registered = false;
+		xo_engine_unregister(&xd->eng);
 	}
-	mutex_unlock(&xol.stop_lock);
-	flush_workqueue(xol.wq);
-	spin_lock_irqsave(&xol.held_lock, flags);
-	list_splice_init(&xol.held, &held);
-	spin_unlock_irqrestore(&xol.held_lock, flags);
-	local_bh_disable();
+	mutex_unlock(&xd->stop_lock);
+	flush_delayed_work(&xd->batch_work);
+	spin_lock_irqsave(&xd->held_lock, flags);
+	list_splice_init(&xd->held, &held);
+	spin_unlock_irqrestore(&xd->held_lock, flags);
 	list_for_each_entry_safe(lj, tmp, &held, held) {
 		list_del(&lj->held);
-		xo_engine_complete(lj->job, -ESTALE);
+		xol_compute(xd, lj);
+		xol_finish(xd, lj, -ESTALE);
 	}
-	local_bh_enable();
 }
+
+static int gone_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int i;
+	bool on;
+	int ret = kstrtobool(val, &on);
+
+	if (ret)
+		return ret;
+	/* Under the parameter lock: module init and exit take it too. */
+	if (!on || !xol_up)
+		return on ? -ENODEV : 0;
+	for (i = 0; i < xol_nr; i++) {
+		dev_info(xol_devs[i]->dev, "engine gone (gone=1)\n");
+		xol_stop(&xol_devs[i]->eng);
+	}
+	return 0;
+}
+
+static int gone_get(char *buf, const struct kernel_param *kp)
+{
+	bool gone = xol_up;
+	unsigned int i;
+
+	/* Under the parameter lock, as gone_set(). */
+	for (i = 0; xol_up && i < xol_nr; i++)
+		gone &= !READ_ONCE(xol_devs[i]->registered);
+	return sysfs_emit(buf, "%d\n", gone);
+}
+
+static const struct kernel_param_ops gone_ops = {
+	.set = gone_set,
+	.get = gone_get,
+};
+module_param_cb(gone, &gone_ops, NULL, 0644);
+MODULE_PARM_DESC(gone,
+		 "Write 1: every engine vanishes with its jobs in flight, as in a surprise removal; held jobs (hang=1) write dst, then fail with -ESTALE. Reads 1 once no engine is registered");
 
 static void xol_release(struct xo_engine *eng)
 {
-	complete(&xol.released);
+	complete(&to_xol(eng)->released);
 }
 
 static const struct xo_engine_ops xol_ops = {
@@ -259,74 +493,144 @@ static const struct xo_engine_ops xol_ops = {
 	.stop = xol_stop,
 };
 
-static void xol_free_sessions(void)
+static void xol_free(struct xol_dev *xd)
 {
 	unsigned int i;
 
 	for (i = 0; i < XOL_SESSIONS; i++)
-		xol_session_destroy(&xol.eng, i);
+		xol_session_destroy(&xd->eng, i);
+	root_device_unregister(xd->dev);
+	kfree(xd);
 }
 
-static int __init xol_init(void)
+static int xol_key_sizes(unsigned int *sizes)
 {
+	unsigned int i, bit;
+
+	*sizes = 0;
+	for (i = 0; i < nr_keysizes; i++) {
+		bit = keysizes[i] % 8 ? 0 : xo_keys_bit(keysizes[i] / 8);
+		if (!bit)
+			return -EINVAL;
+		*sizes |= bit;
+	}
+	return *sizes ? 0 : -EINVAL;
+}
+
+static int xol_add(unsigned int i, unsigned int sizes)
+{
+	char name[32];
+	struct xol_dev *xd;
 	int ret;
 
-	if (sysfs_streq(defect, "swap-keys"))
-		xol.defect = XOL_SWAP_KEYS;
-	else if (sysfs_streq(defect, "tweak-endian"))
-		xol.defect = XOL_TWEAK_ENDIAN;
-	else if (!sysfs_streq(defect, "none"))
+	if (xol_node[i] != NUMA_NO_NODE &&
+	    (xol_node[i] < 0 || xol_node[i] >= MAX_NUMNODES || !node_online(xol_node[i])))
 		return -EINVAL;
-	mutex_init(&xol.lock);
-	mutex_init(&xol.stop_lock);
-	spin_lock_init(&xol.held_lock);
-	INIT_LIST_HEAD(&xol.held);
-	init_completion(&xol.released);
-	xol.dev = root_device_register(KBUILD_MODNAME);
-	if (IS_ERR(xol.dev))
-		return PTR_ERR(xol.dev);
-	xol.wq = alloc_workqueue(KBUILD_MODNAME, WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
-	if (!xol.wq) {
-		ret = -ENOMEM;
-		goto err_dev;
+	xd = kzalloc(sizeof(*xd), GFP_KERNEL);
+	if (!xd)
+		return -ENOMEM;
+	mutex_init(&xd->lock);
+	mutex_init(&xd->stop_lock);
+	spin_lock_init(&xd->held_lock);
+	INIT_LIST_HEAD(&xd->held);
+	INIT_LIST_HEAD(&xd->batch);
+	INIT_DELAYED_WORK(&xd->batch_work, xol_batch_work);
+	init_completion(&xd->released);
+	if (i)
+		snprintf(name, sizeof(name), KBUILD_MODNAME ".%u", i);
+	else
+		strscpy(name, KBUILD_MODNAME, sizeof(name));
+	xd->dev = root_device_register(name);
+	if (IS_ERR(xd->dev)) {
+		ret = PTR_ERR(xd->dev);
+		kfree(xd);
+		return ret;
 	}
-	xol.eng.ops = &xol_ops;
-	xol.eng.dev = xol.dev;
-	xol.eng.max_keylen = 2 * AES_MAX_KEY_SIZE;
-	xol.eng.max_sg = 256;
-	xol.eng.max_len = SZ_1M;
-	xol.eng.caps = untouched ? XO_CAP_DST_UNTOUCHED_ON_ERROR : 0;
-	xol.eng.priority = priority;
-	ret = xo_engine_register(&xol.eng);
-	if (ret)
-		goto err_wq;
-	xol.registered = true;
-	xol.debugfs = xo_stats_debugfs_create(&xol.eng);
+	set_dev_node(xd->dev, xol_node[i]);
+	xd->eng.ops = &xol_ops;
+	xd->eng.dev = xd->dev;
+	xd->eng.caps = (untouched ? XO_CAP_DST_UNTOUCHED_ON_ERROR : 0) |
+		       (no_inplace ? 0 : XO_CAP_INPLACE);
+	xd->eng.key_sizes = sizes;
+	xd->eng.len_align = granularity;
+	xd->eng.max_len = max_len;
+	xd->eng.max_sg = 256;
+	xd->eng.priv_size = priv_size ? priv_size : sizeof(struct xol_job);
+	xd->eng.priority = xol_priority[i];
+	ret = xo_engine_register(&xd->eng);
+	if (ret) {
+		/* A refused engine's known-answer jobs have all completed. */
+		flush_workqueue(xol_wq);
+		xol_free(xd);
+		return ret;
+	}
+	xd->registered = true;
+	xd->debugfs = xo_stats_debugfs_create(&xd->eng);
+	debugfs_create_atomic_t("violations", 0444, xd->debugfs, &xd->violations);
+	debugfs_create_atomic_t("reordered", 0444, xd->debugfs, &xd->reordered);
+	xol_devs[xol_nr++] = xd;
 	return 0;
-
-err_wq:
-	/* A refused engine's known-answer jobs have all completed. */
-	destroy_workqueue(xol.wq);
-	xol_free_sessions();
-err_dev:
-	root_device_unregister(xol.dev);
-	return ret;
 }
 
-static void __exit xol_exit(void)
+static void xol_remove(struct xol_dev *xd)
 {
 	/*
 	 * Module references keep us loaded while a tfm is bound here, so
 	 * only our own reference is left once the engine is unregistered.
 	 */
-	xol_stop(&xol.eng);
+	xol_stop(&xd->eng);
 	/* Before the engine's counters go with its last reference. */
-	debugfs_remove_recursive(xol.debugfs);
-	xo_engine_put(&xol.eng);
-	wait_for_completion(&xol.released);
-	destroy_workqueue(xol.wq);
-	xol_free_sessions();
-	root_device_unregister(xol.dev);
+	debugfs_remove_recursive(xd->debugfs);
+	xo_engine_put(&xd->eng);
+	wait_for_completion(&xd->released);
+	xol_free(xd);
+}
+
+static void xol_remove_all(void)
+{
+	kernel_param_lock(THIS_MODULE);
+	xol_up = false;
+	kernel_param_unlock(THIS_MODULE);
+	while (xol_nr)
+		xol_remove(xol_devs[--xol_nr]);
+}
+
+static int __init xol_init(void)
+{
+	unsigned int i, sizes;
+	int ret;
+
+	if (sysfs_streq(defect, "swap-keys"))
+		xol_defect = XOL_SWAP_KEYS;
+	else if (sysfs_streq(defect, "tweak-endian"))
+		xol_defect = XOL_TWEAK_ENDIAN;
+	else if (!sysfs_streq(defect, "none"))
+		return -EINVAL;
+	if (!xol_count || xol_count > XOL_MAX_ENGINES || xol_key_sizes(&sizes))
+		return -EINVAL;
+	xol_wq = alloc_workqueue(KBUILD_MODNAME, WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	if (!xol_wq)
+		return -ENOMEM;
+	for (i = 0; i < xol_count; i++) {
+		ret = xol_add(i, sizes);
+		if (ret)
+			goto err;
+	}
+	kernel_param_lock(THIS_MODULE);
+	xol_up = true;
+	kernel_param_unlock(THIS_MODULE);
+	return 0;
+
+err:
+	xol_remove_all();
+	destroy_workqueue(xol_wq);
+	return ret;
+}
+
+static void __exit xol_exit(void)
+{
+	xol_remove_all();
+	destroy_workqueue(xol_wq);
 }
 
 module_init(xol_init);

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Engine back end: virtio-crypto devices (VIRTIO 1.2, device ID 20).
+ * xts_offload_virtio: the engine for virtio-crypto devices (VIRTIO 1.2,
+ * device ID 20), a module of its own on top of xts_offload's engine
+ * interface. Its driver keeps the name "xts_offload"
+ * (/sys/bus/virtio/drivers/xts_offload).
  *
  * AES-XTS cipher sessions are created on the control queue; requests are
  * spread over all data queues and completed from the virtqueue callback.
@@ -589,12 +592,13 @@ out:
 /*
  * Devices do not reliably advertise AES-XTS in cipher_algo_l (QEMU's builtin
  * back end lists only CBC yet accepts XTS sessions): ask for a session of
- * each key size instead, and use the largest the device accepts.
+ * each key size up to the device's max_cipher_key_len instead, and declare
+ * those the device accepts.
  */
-static int xov_probe_keylen(struct xov_dev *xd)
+static int xov_probe_keylen(struct xov_dev *xd, u32 max_keylen)
 {
 	static const unsigned int sizes[] = {
-		2 * AES_KEYSIZE_256, 2 * AES_KEYSIZE_128,
+		2 * AES_KEYSIZE_128, 2 * AES_KEYSIZE_256,
 	};
 	u8 key[2 * AES_KEYSIZE_256];
 	unsigned int i;
@@ -603,15 +607,17 @@ static int xov_probe_keylen(struct xov_dev *xd)
 	/* Any key whose halves differ will do. */
 	for (i = 0; i < sizeof(key); i++)
 		key[i] = i;
+	xd->eng.key_sizes = 0;
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		if (sizes[i] > xd->eng.max_keylen)
+		if (sizes[i] > max_keylen)
 			continue;
 		if (xov_session_create(&xd->eng, key, sizes[i], true, &session))
 			continue;
 		xov_session_destroy(&xd->eng, session);
-		xd->eng.max_keylen = sizes[i];
-		return 0;
+		xd->eng.key_sizes |= xo_keys_bit(sizes[i]);
 	}
+	if (xd->eng.key_sizes)
+		return 0;
 	dev_info(&xd->vdev->dev, "device refuses AES-XTS sessions\n");
 	return -ENODEV;
 }
@@ -667,7 +673,10 @@ static int xov_probe(struct virtio_device *vdev)
 	init_completion(&xd->ctrl_done);
 	xd->eng.ops = &xov_ops;
 	xd->eng.dev = &vdev->dev;
-	xd->eng.max_keylen = min_t(u32, max_keylen, 2 * AES_MAX_KEY_SIZE);
+	/* The device works in place too, and fails -EIO without a promise on dst. */
+	xd->eng.caps = XO_CAP_INPLACE;
+	xd->eng.len_align = XTS_BLOCK_SIZE;
+	xd->eng.priv_size = sizeof(struct xov_job);
 	/* The device counts the IV, source and destination against max_size. */
 	xd->eng.max_len = round_down(min_t(u64, (max_size - XTS_BLOCK_SIZE) / 2,
 					   U32_MAX), XTS_BLOCK_SIZE);
@@ -678,7 +687,7 @@ static int xov_probe(struct virtio_device *vdev)
 		goto err_free;
 	virtio_device_ready(vdev);
 
-	ret = xov_probe_keylen(xd);
+	ret = xov_probe_keylen(xd, max_keylen);
 	if (ret)
 		goto err_vqs;
 	ret = xo_engine_register(&xd->eng);
@@ -754,7 +763,8 @@ static const struct virtio_device_id xov_id_table[] = {
 MODULE_DEVICE_TABLE(virtio, xov_id_table);
 
 static struct virtio_driver xov_driver = {
-	.driver.name = KBUILD_MODNAME,
+	/* As when the driver was part of xts_offload.ko: sysfs paths stay. */
+	.driver.name = "xts_offload",
 	.driver.owner = THIS_MODULE,
 	.driver.dev_groups = xo_engine_dev_groups,
 	.id_table = xov_id_table,
@@ -766,13 +776,7 @@ static struct virtio_driver xov_driver = {
 	.restore = xov_restore,
 #endif
 };
+module_virtio_driver(xov_driver);
 
-int xo_virtio_init(void)
-{
-	return register_virtio_driver(&xov_driver);
-}
-
-void xo_virtio_exit(void)
-{
-	unregister_virtio_driver(&xov_driver);
-}
+MODULE_DESCRIPTION("xts_offload engine for virtio-crypto devices");
+MODULE_LICENSE("GPL");

@@ -32,6 +32,7 @@ atomic_t xo_inject_errors = ATOMIC_INIT(0);
 
 /* /sys/kernel/debug/xts_offload */
 struct dentry *xo_debugfs;
+EXPORT_SYMBOL_GPL(xo_debugfs);
 
 static const char * const xo_stat_names[XO_NR_STATS] = {
 	[XO_STAT_REQUESTS] = "requests",
@@ -42,6 +43,7 @@ static const char * const xo_stat_names[XO_NR_STATS] = {
 	[XO_STAT_FB_KEYSIZE] = "fallback_keysize",
 	[XO_STAT_FB_LENGTH] = "fallback_length",
 	[XO_STAT_FB_LAYOUT] = "fallback_layout",
+	[XO_STAT_FB_INPLACE] = "fallback_inplace",
 	[XO_STAT_FB_BUSY] = "fallback_busy",
 	[XO_STAT_FB_NOENGINE] = "fallback_noengine",
 	[XO_STAT_FB_ERROR] = "fallback_error",

@@ -16,9 +16,10 @@ enum xo_stat {
 	XO_STAT_ERRORS,		/* requests the engine failed */
 	XO_STAT_IN_FLIGHT,	/* requests submitted, not yet completed */
 	XO_STAT_FB_SMALL,	/* below the size threshold */
-	XO_STAT_FB_KEYSIZE,	/* key size the engine lacks */
+	XO_STAT_FB_KEYSIZE,	/* key size no engine takes */
 	XO_STAT_FB_LENGTH,	/* length the engine cannot do */
 	XO_STAT_FB_LAYOUT,	/* scatterlist too fragmented */
+	XO_STAT_FB_INPLACE,	/* in place, the engine only out of place */
 	XO_STAT_FB_BUSY,	/* engine queue full */
 	XO_STAT_FB_NOENGINE,	/* no engine or no session */
 	XO_STAT_FB_ERROR,	/* engine failed, recomputed in software */

@@ -3,11 +3,13 @@
  * xts_offload: an xts(aes) skcipher backed by an accelerator engine, with
  * the best other xts(aes) in the kernel as software fallback.
  *
- * The engine gets what it can do without allocating: 256- and 512-bit keys,
- * lengths that are a multiple of the AES block, at least `threshold` bytes,
- * scatterlists of at most XO_JOB_MAX_SG entries. Everything else, and anything
- * the engine refuses or fails, is computed by the fallback, so callers never
- * see an engine error.
+ * The engine gets what it declared it can do (key sizes, lengths, in place
+ * or not: see engine.h) and what it can take without allocating: at least
+ * `threshold` bytes, scatterlists of at most XO_JOB_MAX_SG entries unless
+ * they already cover exactly the request. Everything else, and anything the
+ * engine refuses or fails, is computed by the fallback, so callers never see
+ * an engine error. Engines register from modules of their own
+ * (xts_offload_virtio, xts_offload_loopback).
  */
 #include <linux/module.h>
 #include <linux/preempt.h>
@@ -78,6 +80,7 @@ struct xo_tfm_ctx {
 	u32 bound_gen;			/* engine generation last bound against */
 	u32 key_seq;			/* bumped by each setkey */
 	u32 bound_seq;			/* key_seq last bound for */
+	enum xo_stat unbound_why;	/* counts requests while no binding */
 	unsigned int keylen;		/* 0 when the engine cannot take the key */
 	u8 key[2 * AES_MAX_KEY_SIZE];
 };
@@ -187,7 +190,7 @@ static struct xo_binding *xo_new_binding(struct xo_engine *eng, const u8 *key,
 	struct xo_binding *b;
 	int ret;
 
-	if (keylen > eng->max_keylen)
+	if (!xo_engine_takes_key(eng, keylen))
 		goto err_put;
 	if (atomic_add_return(2, &eng->nr_sessions) > READ_ONCE(max_sessions)) {
 		xo_sessions_exhausted(eng, -EDQUOT);
@@ -244,9 +247,15 @@ static void xo_rebind_work(struct work_struct *work)
 	gen = xo_engine_generation();
 	seq = ctx->key_seq;
 	keylen = ctx->keylen;
-	eng = keylen ? xo_engine_get_active() : NULL;
 	old = rcu_dereference_protected(ctx->binding,
 					lockdep_is_held(&ctx->lock));
+	eng = keylen ? xo_engine_get_active(keylen, old ? old->engine : NULL) :
+		       ERR_PTR(-ENODEV);
+	/* Engines there, but none for this key size: say so in the counters. */
+	WRITE_ONCE(ctx->unbound_why, PTR_ERR_OR_ZERO(eng) == -EOPNOTSUPP ?
+		   XO_STAT_FB_KEYSIZE : XO_STAT_FB_NOENGINE);
+	if (IS_ERR(eng))
+		eng = NULL;
 	if (!eng || xo_binding_usable(old, eng)) {
 		/* Nothing to create: keep a live binding, drop a dead one. */
 		if (old && READ_ONCE(old->engine->dead))
@@ -561,6 +570,23 @@ static void xo_maybe_rebind(struct xo_tfm_ctx *ctx)
 }
 
 /*
+ * Why the engine's declaration keeps @req from it, or XO_NR_STATS when
+ * the engine may take it.
+ */
+static enum xo_stat xo_outside_caps(struct xo_engine *eng,
+				    struct skcipher_request *req)
+{
+	unsigned int len = req->cryptlen;
+
+	if (len > eng->max_len || (len & (eng->len_align - 1)))
+		return XO_STAT_FB_LENGTH;
+	if (!(eng->caps & XO_CAP_INPLACE) &&
+	    (req->src == req->dst || xo_sg_overlap(req->src, req->dst, len)))
+		return XO_STAT_FB_INPLACE;
+	return XO_NR_STATS;
+}
+
+/*
  * The engine path. Returns the request's result; what the engine cannot
  * take, or refuses at once, the fallback computes here.
  */
@@ -584,8 +610,9 @@ static noinline int xo_offload(struct skcipher_request *req,
 		goto out;
 	}
 	eng = b->engine;
-	if (len > eng->max_len) {
-		why = XO_STAT_FB_LENGTH;
+	why = xo_outside_caps(eng, req);
+	if (unlikely(why != XO_NR_STATS)) {
+		xo_stats_add(eng->stats, why, 1);
 		goto out_put;
 	}
 	job->src = xo_map_sg(req->src, rctx->eng.src, len, eng->max_sg);
@@ -658,7 +685,7 @@ static __always_inline enum xo_stat xo_software_reason(struct xo_tfm_ctx *ctx,
 		return XO_STAT_FB_LENGTH;
 	/* No engine took this key, and none came or went since. */
 	if (!rcu_access_pointer(ctx->binding) && !xo_bind_due(ctx))
-		return XO_STAT_FB_NOENGINE;
+		return READ_ONCE(ctx->unbound_why);
 	return XO_NR_STATS;
 }
 
@@ -710,6 +737,7 @@ static int xo_init_tfm(struct crypto_skcipher *tfm)
 	ctx->key_seq = 0;
 	ctx->bound_seq = 0;
 	ctx->bound_gen = xo_engine_generation();
+	ctx->unbound_why = XO_STAT_FB_NOENGINE;
 	crypto_skcipher_set_reqsize(tfm, max(sizeof(struct xo_req_ctx),
 					     offsetof(struct xo_req_ctx, fb.req) +
 					     sizeof(struct skcipher_request) +
@@ -752,6 +780,17 @@ static struct skcipher_alg xo_alg = {
 	.exit = xo_exit_tfm,
 };
 
+/*
+ * The core comes up without engines: they are in modules of their own,
+ * which depend on this one and so register after its init (modprobe
+ * xts_offload_virtio loads both, in that order). The skcipher is
+ * registered here all the same: until an engine registers, and for every
+ * key until its sessions exist, requests run in software, so the crypto
+ * API's self-tests at registration check this module's software path and
+ * its handling of requests; each engine is checked at its own registration
+ * by the known-answer test (engine.c). Engine modules unload first (they
+ * hold references on this one), so no engine is left at exit.
+ */
 static int __init xo_module_init(void)
 {
 	int ret;
@@ -759,24 +798,16 @@ static int __init xo_module_init(void)
 	xo_wq = alloc_workqueue("xts_offload", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
 	if (!xo_wq)
 		return -ENOMEM;
+	/* Before the first engine: engines put their files in its debugfs. */
 	ret = xo_sysfs_init();
 	if (ret)
 		goto err_wq;
-	/*
-	 * Engines first, so that with threshold=0 the self-tests at
-	 * registration run on them (their vectors are at most 512 bytes).
-	 */
-	ret = xo_virtio_init();
-	if (ret)
-		goto err_sysfs;
 	xo_alg.base.cra_priority = priority;
 	ret = crypto_register_skcipher(&xo_alg);
 	if (ret)
-		goto err_virtio;
+		goto err_sysfs;
 	return 0;
 
-err_virtio:
-	xo_virtio_exit();
 err_sysfs:
 	xo_sysfs_exit();
 err_wq:
@@ -788,13 +819,12 @@ static void __exit xo_module_exit(void)
 {
 	crypto_unregister_skcipher(&xo_alg);
 	/*
-	 * Every tfm is gone: wait for percpu_ref_kill()'s grace periods, so
-	 * each retired binding's release has run, and destroy its sessions
-	 * while the engines are still there.
+	 * Every tfm is gone, and with them their bindings' module references:
+	 * the engine modules could unload, and did, before this one. Wait for
+	 * what retired bindings still have queued all the same.
 	 */
 	rcu_barrier();
 	flush_workqueue(xo_wq);
-	xo_virtio_exit();
 	xo_engines_exit();
 	destroy_workqueue(xo_wq);
 	xo_sysfs_exit();
@@ -803,7 +833,7 @@ static void __exit xo_module_exit(void)
 module_init(xo_module_init);
 module_exit(xo_module_exit);
 
-MODULE_DESCRIPTION("xts(aes) offloaded to an accelerator (virtio-crypto), with software fallback");
+MODULE_DESCRIPTION("xts(aes) offloaded to accelerator engines (registered by their own modules), with software fallback");
 MODULE_LICENSE("GPL");
 MODULE_ALIAS_CRYPTO("xts(aes)");
 MODULE_ALIAS_CRYPTO("xts-aes-offload");

@@ -1,9 +1,10 @@
 #!/bin/sh
-# xts_offload loads, binds the virtio-crypto device, and passes the kernel's
-# self-tests with every request on the engine (threshold=0).
+# xts_offload loads, its virtio-crypto engine (the module
+# xts_offload_virtio, found from the device's modalias as udev would)
+# binds the device, and the kernel's self-tests pass.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xts-lib.sh"
-plan 13
+plan 17
 
 check "prerequisite modules load (aesni_intel, xts, algif_skcipher, dm_crypt)" xo_prereqs
 if xo_loaded; then
@@ -18,6 +19,19 @@ diag "virtio-crypto device: $vdev at PCI $(xo_pci_bdf)"
 
 check "modprobe xts_offload threshold=0" modprobe xts_offload threshold=0
 xo_loaded || bail "module did not load"
+if [ -e "$XO_DRV" ]; then
+	not_ok "the core alone has no virtio driver"
+else
+	ok "the core alone has no virtio driver"
+fi
+# What udev does for a new device: modprobe its modalias.
+alias=$(cat "/sys/bus/virtio/devices/$vdev/modalias")
+check "modprobe $alias (the device's modalias) loads the virtio-crypto engine" \
+	modprobe "$alias"
+expect_eq "the engine is the module xts_offload_virtio" yes \
+	"$(xo_mod_loaded xts_offload_virtio && echo yes)"
+wait_until 10 xo_bound
+result "$vdev is bound within 10 s" $?
 # Totals, the engine list and the injection knob are in debugfs, which is
 # not ABI; nothing of the module's own under /sys/kernel.
 if [ -e /sys/kernel/xts_offload ]; then
@@ -25,7 +39,7 @@ if [ -e /sys/kernel/xts_offload ]; then
 else
 	ok "no /sys/kernel/xts_offload (sysfs ABI)"
 fi
-expect_eq "debugfs: a total per counter, engines, inject_errors" "14 yes yes" \
+expect_eq "debugfs: a total per counter, engines, inject_errors" "15 yes yes" \
 	"$(ls "$XO_DEBUGFS/stats" | wc -l) $([ -r "$XO_DEBUGFS/engines" ] && echo yes) $([ -w "$XO_DEBUGFS/inject_errors" ] && echo yes)"
 if [ -e "$XO_DRV/$vdev" ]; then
 	ok "$vdev is bound to xts_offload ($XO_DRV/$vdev)"
@@ -35,8 +49,10 @@ else
 fi
 expect_eq "per-device counters exist for $vdev" yes \
 	"$([ -r "/sys/bus/virtio/devices/$vdev/xts_offload/requests" ] && echo yes)"
-expect_eq "debugfs engines lists $vdev, driver xts_offload" "$vdev xts_offload" \
-	"$(cat "$XO_DEBUGFS/engines")"
+expect_eq "debugfs engines lists $vdev, driver xts_offload, priority 0, both key sizes, in place" \
+	"$vdev xts_offload priority=0 key_bits=256,512 len_align=16 inplace=1 untouched_on_error=0" \
+	"$(awk '{ print $1, $2, $3, $5, $6, $8, $9 }' "$XO_DEBUGFS/engines")"
+diag "engines: $(cat "$XO_DEBUGFS/engines")"
 
 # 6.12 runs the self-test after registration: give it time to finish.
 wait_until 120 xo_selftest_done || diag "self-test still not finished after 120 s"

@@ -69,7 +69,7 @@ expect_exit() {
 check "prerequisite modules load (aesni_intel, xts, algif_skcipher, crypto_user)" xo_prereqs
 # Earlier scripts may have left the module loaded: start without it.
 if xo_loaded; then
-	rmmod xts_offload >&2 || bail "xts_offload is loaded and cannot be removed"
+	xo_unload || bail "xts_offload is loaded and cannot be removed"
 fi
 aesni=$(awk '/^name/ { n = $3 } /^driver/ { d = $3 } /^priority/ && n == "xts(aes)" && d ~ /aesni/ {
 	if ($3 > max) { max = $3; drv = d } } END { print drv }' /proc/crypto)
@@ -272,7 +272,7 @@ expect_exit "unknown cipher with an IV generator: exit 2" 2 cryptbench -c no-suc
 grep -q "unknown cipher 'no-such-cipher' (kernel name 'such(no)')" "$T/err"
 result "the unknown-cipher error names what was typed and the kernel name" $?
 expect_exit "request size not a multiple of the block: exit 1" 1 cryptbench -c aes-cbc -s 128 -r 100 --time 0.05
-rmmod xts_offload >&2
+xo_unload
 # The kernel would load algif_skcipher on demand: not during this check.
 helper=$(cat /proc/sys/kernel/modprobe)
 if rmmod algif_skcipher >&2; then

@@ -12,8 +12,9 @@ fail() { echo "demo: $*" >&2; exit 1; }
 
 step "Kernel $(uname -r); virtio-crypto device: $(xo_vdev || echo none)"
 xo_prereqs || fail "loading aesni_intel/xts/dm_crypt failed"
-modprobe xts_offload >&2 || fail "modprobe xts_offload failed"
+modprobe xts_offload_virtio >&2 || fail "modprobe xts_offload_virtio failed"
 vdev=$(xo_vdev) || fail "no virtio-crypto device"
+echo "modules: $(grep -o '^xts_offload[a-z_]*' /proc/modules | sort | tr '\n' ' ')(modprobe xts_offload_virtio loads the core it depends on)"
 echo "driver bound to $vdev: $(basename "$(readlink "/sys/bus/virtio/devices/$vdev/driver")")"
 echo "threshold: $(cat "$XO_PARAM/threshold") bytes (requests below go to software)"
 
@@ -50,8 +51,8 @@ echo "the ramdisk holds ciphertext (raw device differs from the data)"
 
 step "Counters: /sys/kernel/debug/xts_offload/stats (all engines; debugfs)"
 for c in requests bytes errors in_flight fallback_small fallback_keysize \
-	fallback_length fallback_layout fallback_busy fallback_noengine fallback_error \
-	completed_async; do
+	fallback_length fallback_layout fallback_inplace fallback_busy fallback_noengine \
+	fallback_error completed_async; do
 	printf '  %-18s %s\n' "$c" "$(xo_total "$c")"
 done
 echo "per device (/sys/bus/virtio/devices/$vdev/xts_offload): requests $(xo_dev_counter requests), bytes $(xo_dev_counter bytes)"
@@ -67,8 +68,8 @@ echo "(every xts(aes) driver through AF_ALG, side by side; emulated CPU: compare
 cryptbench --cipher aes-xts --key 256 --all-drivers --request-size 4096,1M ||
 	fail "cryptbench failed"
 
-step "Unload"
-rmmod xts_offload || fail "rmmod failed"
+step "Unload: the engine module, then the core"
+xo_unload || fail "rmmod failed"
 
 # A self-encrypting drive unlocked by the OS, no pre-boot prompt: sedsim, a
 # virtual Opal 2 drive, served over NVMe/TCP on 127.0.0.1 to the kernel's

@@ -20,23 +20,47 @@ xo_prereqs() {
 	modprobe -a aesni_intel xts algif_skcipher crypto_user dm_crypt >&2
 }
 
+# The engines are modules of their own on top of the core (xts_offload):
+# they come after it and go before it.
+XO_ENGINE_MODULES="xts_offload_virtio xts_offload_loopback"
+
 xo_loaded() {
 	grep -q '^xts_offload ' /proc/modules
 }
 
-# xo_load [PARAM=VALUE...]: (re)load the module with these parameters.
-xo_load() {
-	xo_prereqs || return 1
-	if xo_loaded; then
-		rmmod xts_offload >&2 || return 1
-	fi
-	modprobe xts_offload "$@" >&2
+# xo_mod_loaded MODULE
+xo_mod_loaded() {
+	grep -q "^$1 " /proc/modules
 }
 
-# xo_ensure THRESHOLD: the module is loaded and uses THRESHOLD.
+# xo_rmmod MODULE: remove MODULE if it is loaded. A closed mapping's engine
+# sessions (and with them the module reference on their engine) are released
+# from a worker: retry for up to 10 s.
+xo_rmmod() {
+	xo_mod_loaded "$1" || return 0
+	wait_until 10 rmmod "$1" || rmmod "$1" >&2
+}
+
+# xo_unload: the engine modules, then the core.
+xo_unload() {
+	for _m in $XO_ENGINE_MODULES xts_offload; do
+		xo_rmmod "$_m" || return 1
+	done
+}
+
+# xo_load [PARAM=VALUE...]: (re)load the core with these parameters, then
+# the virtio-crypto engine (which binds the device).
+xo_load() {
+	xo_prereqs || return 1
+	xo_unload || return 1
+	modprobe xts_offload "$@" >&2 && modprobe xts_offload_virtio >&2
+}
+
+# xo_ensure THRESHOLD: the core is loaded and uses THRESHOLD, and the
+# virtio-crypto engine is loaded.
 xo_ensure() {
 	if xo_loaded; then
-		echo "$1" >"$XO_PARAM/threshold"
+		echo "$1" >"$XO_PARAM/threshold" && modprobe xts_offload_virtio >&2
 	else
 		xo_load threshold="$1"
 	fi
@@ -59,7 +83,8 @@ xo_vdev() {
 	return 1
 }
 
-# xo_bound: the virtio-crypto device is bound to xts_offload.
+# xo_bound: the virtio-crypto device is bound to the driver xts_offload (of
+# the module xts_offload_virtio).
 xo_bound() {
 	_v=$(xo_vdev) || return 1
 	[ -e "$XO_DRV/$_v" ]

@@ -143,7 +143,9 @@ def ldd_closure(binaries):
 
 
 def engine_modules(module_ko):
-	"""Engine modules built beside xts_offload.ko (xts_offload_*.ko)."""
+	"""Engine modules built beside xts_offload.ko (xts_offload_*.ko:
+	xts_offload_virtio, xts_offload_loopback). All are installed and
+	depmod'ed, so modprobe of one loads the core first."""
 	d = os.path.dirname(os.path.abspath(module_ko))
 	return sorted(os.path.join(d, f) for f in os.listdir(d)
 		      if f.startswith('xts_offload_') and f.endswith('.ko'))
@@ -177,9 +179,13 @@ def copy_into(root, src, dest=None):
 def install_modules(root, kver, module_ko):
 	mdir = f'/lib/modules/{kver}'
 	names = read_list(os.path.join(HERE, 'modules.txt'))
-	r = subprocess.run(['modinfo', '-F', 'depends', module_ko],
-			   capture_output=True, text=True, check=True)
-	names += [d for d in r.stdout.strip().split(',') if d]
+	# What the core and the engine modules need of the kernel's own; the
+	# engines' dependency on the core is ours.
+	ours = {os.path.basename(k)[:-len('.ko')] for k in [module_ko] + engine_modules(module_ko)}
+	for ko in [module_ko] + engine_modules(module_ko):
+		r = subprocess.run(['modinfo', '-F', 'depends', ko],
+				   capture_output=True, text=True, check=True)
+		names += [d for d in r.stdout.strip().split(',') if d and d not in ours and d not in names]
 	for path in module_plan(kver, names):
 		rel = os.path.relpath(path, mdir)
 		for ext, unpack in (('.xz', lzma.decompress), ('.zst', None)):

@@ -1,0 +1,257 @@
+#!/bin/sh
+# The engine interface, through the loopback test engine: the choice among
+# several engines (priority, then load), capabilities an engine declares and
+# the core honours (key sizes, length granularity, in place, per-job room),
+# and paths QEMU's device never takes: completions out of order, a full
+# queue, an engine that vanishes with jobs in flight (-ESTALE), out of place
+# and in place. Every mapping's raw ciphertext is compared with the same
+# data written through xts-aes-aesni.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/xts-lib.sh"
+plan 72
+
+MIB=1048576
+DATA_MIB=4
+LB=/sys/module/xts_offload_loopback/parameters
+# Engine 0's device is xts_offload_loopback, engine N's xts_offload_loopback.N.
+LBD=$XO_DEBUGFS/xts_offload_loopback
+LBD1=$XO_DEBUGFS/xts_offload_loopback.1
+lb() { cat "$LBD/$1"; }
+lb1() { cat "$LBD1/$1"; }
+
+# lb_load [PARAM=VALUE...]: (re)load the loopback module.
+lb_load() {
+	xo_rmmod xts_offload_loopback || return 1
+	modprobe xts_offload_loopback "$@" >&2
+}
+
+# engine_field DEVICE FIELD: FIELD=value of DEVICE's line in debugfs engines.
+engine_field() {
+	awk -v d="$1" -v f="$2" '$1 == d {
+		for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) print kv[2] } }' \
+		"$XO_DEBUGFS/engines"
+}
+
+# ramdisks N: N fresh ramdisks of DATA_MIB each, /dev/ram0 to /dev/ram(N-1).
+ramdisks() {
+	if grep -q '^brd ' /proc/modules; then
+		rmmod brd >&2 || return 1
+	fi
+	modprobe brd rd_nr="$1" rd_size=$((DATA_MIB * 1024)) >&2 && [ -b /dev/ram0 ]
+}
+
+# pair_open BITS SECTOR: fresh ramdisks, one fresh key; the mapping under
+# test, lbt on /dev/ram0, and the reference, lbref on /dev/ram1 through
+# xts-aes-aesni (dm-crypt's capi: form names the driver).
+pair_open() {
+	ramdisks 2 || return 1
+	new_key /tmp/key $(($1 / 8))
+	xts_open lbt /dev/ram0 /tmp/key "$1" "$2" &&
+		cryptsetup open --type plain --cipher capi:xts-aes-aesni-plain64 \
+			--hash plain --key-size "$1" --sector-size "$2" \
+			--key-file - /dev/ram1 lbref </tmp/key >&2
+	_rc=$?
+	rm -f /tmp/key
+	return $_rc
+}
+
+pair_close() {
+	cryptsetup close lbt >&2
+	_rc=$?
+	cryptsetup close lbref >&2 && return $_rc
+}
+
+# same_as_reference FILE: FILE, written through the reference as well,
+# gives the same raw ciphertext.
+same_as_reference() {
+	dd if="$1" of=/dev/mapper/lbref bs=64k oflag=direct conv=fsync 2>/dev/null &&
+		drop_caches && cmp /dev/ram0 /dev/ram1 >&2
+}
+
+check "xts_offload loaded with threshold=0" xo_ensure 0
+random_file /tmp/plain $DATA_MIB
+sectors=$((DATA_MIB * MIB / 4096))
+
+# 1. Several engines: priority first, then the least loaded.
+check "two loopback engines of equal priority register (count=2)" lb_load count=2
+ramdisks 4 || bail "cannot create ramdisks"
+i=0
+while [ $i -lt 4 ]; do
+	new_key /tmp/key 64
+	xts_open "lbm$i" "/dev/ram$i" /tmp/key 512 4096 >&2
+	rm -f /tmp/key
+	xo_sessions_ready "lbm$i" || diag "lbm$i: no engine sessions after 30 s"
+	i=$((i + 1))
+done
+expect_eq "four keys spread over two equal engines: 2 keys (4 sessions) each" "4 4" \
+	"$(lb sessions) $(lb1 sessions)"
+for i in 0 1 2 3; do xts_close "lbm$i"; done
+check "a higher priority wins over load (count=2 priority=10,20)" lb_load count=2 priority=10,20
+new_key /tmp/key 64
+xts_open lbm0 /dev/ram0 /tmp/key 512 4096 >&2
+rm -f /tmp/key
+xo_sessions_ready lbm0 || diag "lbm0: no engine sessions after 30 s"
+expect_eq "the key is on engine 1 (priority 20), none on engine 0" "0 2" \
+	"$(lb sessions) $(lb1 sessions)"
+xts_close lbm0
+
+# 2. Declared capabilities: AES-128-XTS only, lengths in 4096-byte units,
+# out of place only. The engine counts what reaches it outside them.
+dmesg -c >/dev/null
+check "an engine declaring keysizes=256 granularity=4096 no_inplace=1 registers" \
+	lb_load keysizes=256 granularity=4096 no_inplace=1
+expect_eq "debugfs engines shows its declaration" "256 4096 0" \
+	"$(engine_field xts_offload_loopback key_bits) $(engine_field xts_offload_loopback len_align) $(engine_field xts_offload_loopback inplace)"
+check "its known-answer test passed (out of place only, 256-bit keys only)" \
+	sh -c "dmesg | grep -q 'xts_offload_loopback: xts(aes) engine registered (known-answer test passed)'"
+
+check "256-bit key, 4096-byte sectors: open the pair" pair_open 256 4096
+xo_sessions_ready lbt || diag "no engine sessions for the key after 30 s"
+expect_eq "the key is bound to the loopback engine" 2 "$(lb sessions)"
+r0=$(lb requests)
+i0=$(lb fallback_inplace)
+ti0=$(xo_total fallback_inplace)
+check "write 4 MiB and read it back" write_verify lbt /tmp/plain
+r1=$(lb requests)
+i1=$(lb fallback_inplace)
+expect_ge "writes (out of place) went to the engine (requests +$((r1 - r0)))" \
+	$((r1 - r0)) $sectors
+expect_ge "reads (in place) did not: fallback_inplace +$((i1 - i0)) on the engine" \
+	$((i1 - i0)) $sectors
+expect_ge "and in the totals (+$(($(xo_total fallback_inplace) - ti0)))" \
+	$(($(xo_total fallback_inplace) - ti0)) $sectors
+check "raw ciphertext equals xts-aes-aesni's" same_as_reference /tmp/plain
+check "close the pair" pair_close
+
+check "256-bit key, 512-byte sectors: open the pair" pair_open 256 512
+xo_sessions_ready lbt || diag "no engine sessions for the key after 30 s"
+r0=$(lb requests)
+l0=$(lb fallback_length)
+check "write 4 MiB and read it back" write_verify lbt /tmp/plain
+expect_eq "512-byte requests never reach an engine of 4096-byte granularity" 0 \
+	$(($(lb requests) - r0))
+expect_ge "they count as fallback_length on the engine (+$(($(lb fallback_length) - l0)))" \
+	$(($(lb fallback_length) - l0)) $((2 * DATA_MIB * MIB / 512))
+check "raw ciphertext equals xts-aes-aesni's" same_as_reference /tmp/plain
+check "close the pair" pair_close
+
+check "512-bit key: open the pair" pair_open 512 4096
+r0=$(lb requests)
+v0=$(xo_dev_counter requests)
+xo_sessions_ready lbt || diag "no engine sessions for the key after 30 s"
+check "write 4 MiB and read it back" write_verify lbt /tmp/plain
+expect_eq "a key size the loopback engine lacks never reaches it" 0 $(($(lb requests) - r0))
+expect_ge "the virtio-crypto engine, lower in priority, takes it (requests +$(($(xo_dev_counter requests) - v0)))" \
+	$(($(xo_dev_counter requests) - v0)) $((2 * sectors))
+check "raw ciphertext equals xts-aes-aesni's" same_as_reference /tmp/plain
+check "close the pair" pair_close
+
+vdev=$(xo_vdev)
+echo "$vdev" >"$XO_DRV/unbind"
+check "512-bit key, no engine for it: open the pair" pair_open 512 4096
+k0=$(xo_total fallback_keysize)
+dd if=/dev/zero of=/dev/mapper/lbt bs=64k count=1 oflag=direct 2>/dev/null
+sleep 1
+check "write 4 MiB and read it back" write_verify lbt /tmp/plain
+expect_ge "its requests count as fallback_keysize (+$(($(xo_total fallback_keysize) - k0)))" \
+	$(($(xo_total fallback_keysize) - k0)) $((2 * sectors))
+check "raw ciphertext equals xts-aes-aesni's" same_as_reference /tmp/plain
+check "close the pair" pair_close
+echo "$vdev" >"$XO_DRV/bind"
+wait_until 10 xo_bound
+result "the virtio-crypto device binds again" $?
+
+check "AF_ALG, 256-bit keys, random lengths, in and out of place, equals xts(ecb(aes-generic))" \
+	xts-afalg compare xts-aes-offload 'xts(ecb(aes-generic))' -n 60 -k 32
+expect_eq "nothing outside the declaration reached the engine (violations)" 0 "$(lb violations)"
+
+check "rmmod xts_offload_loopback" xo_rmmod xts_offload_loopback
+dmesg -c >/dev/null
+if modprobe xts_offload_loopback priv_size=100000 2>/dev/null; then
+	not_ok "an engine declaring more per-job room than the core has is refused"
+else
+	ok "an engine declaring more per-job room than the core has is refused"
+fi
+check "the log says why" sh -c "dmesg | grep -q 'engine refused: priv_size above XO_JOB_PRIV_SIZE'"
+
+# 3. Completions out of order.
+check "reorder=8: jobs held in batches of 8, completed last first" lb_load reorder=8
+check "512-bit key: open the pair" pair_open 512 4096
+xo_sessions_ready lbt || diag "no engine sessions for the key after 30 s"
+r0=$(lb requests)
+check "write 4 MiB and read it back" write_verify lbt /tmp/plain
+expect_ge "the engine did it (requests +$(($(lb requests) - r0)))" $(($(lb requests) - r0)) $((2 * sectors))
+expect_ge "completions came out of order (reordered: $(lb reordered))" "$(lb reordered)" 1
+check "raw ciphertext equals xts-aes-aesni's" same_as_reference /tmp/plain
+check "close the pair" pair_close
+
+# 4. A full queue: what does not fit runs in software, no waiting.
+check "queue_depth=2 delay_ms=1: at most 2 jobs in flight" lb_load queue_depth=2 delay_ms=1
+check "512-bit key: open the pair" pair_open 512 4096
+xo_sessions_ready lbt || diag "no engine sessions for the key after 30 s"
+b0=$(xo_total fallback_busy)
+r0=$(lb requests)
+check "write 4 MiB and read it back" write_verify lbt /tmp/plain
+expect_ge "the engine took some (requests +$(($(lb requests) - r0)))" $(($(lb requests) - r0)) 1
+expect_ge "the rest found the queue full (fallback_busy: engine $(lb fallback_busy), total +$(($(xo_total fallback_busy) - b0)))" \
+	"$(lb fallback_busy)" 1
+check "raw ciphertext equals xts-aes-aesni's" same_as_reference /tmp/plain
+check "close the pair" pair_close
+
+# 5. Surprise removal with jobs in flight. The engine holds every job
+# (hang=1), then vanishes (gone=1): what it held may have been written
+# (it writes dst), and fails with -ESTALE.
+# in_flight_above N: the loopback engine holds more than N jobs.
+in_flight_above() {
+	[ "$(lb in_flight)" -gt "$1" ]
+}
+
+check "load a fresh loopback engine" lb_load
+check "512-bit key: open the pair" pair_open 512 4096
+xo_sessions_ready lbt || diag "no engine sessions for the key after 30 s"
+e0=$(xo_total fallback_error)
+echo 1 >"$LB/hang"
+rm -f /tmp/dd.rc
+(dd if=/tmp/plain of=/dev/mapper/lbt bs=64k oflag=direct conv=fsync 2>/dev/null
+ echo $? >/tmp/dd.rc) &
+wait_until 30 in_flight_above 0
+result "a write is held in the engine (in_flight $(lb in_flight))" $?
+dmesg -c >/dev/null
+echo 1 >"$LB/gone"
+wait_until 60 test -s /tmp/dd.rc
+expect_eq "the engine vanishes: the write (out of place) completes without error" 0 "$(cat /tmp/dd.rc 2>/dev/null)"
+expect_eq "gone reads 1; the engine is no longer registered" "1 0" \
+	"$(cat "$LB/gone") $(grep -c '^xts_offload_loopback ' "$XO_DEBUGFS/engines")"
+expect_ge "the jobs it held were recomputed in software (errors $(lb errors), fallback_error +$(($(xo_total fallback_error) - e0)))" \
+	$(($(xo_total fallback_error) - e0)) 1
+check "it reads back intact" readback_equal lbt /tmp/plain
+check "raw ciphertext equals xts-aes-aesni's" same_as_reference /tmp/plain
+check "close the pair" pair_close
+
+check "load a fresh loopback engine" lb_load
+check "512-bit key: open the pair" pair_open 512 4096
+xo_sessions_ready lbt || diag "no engine sessions for the key after 30 s"
+check "write 4 MiB through it" write_verify lbt /tmp/plain
+drop_caches
+echo 1 >"$LB/hang"
+rm -f /tmp/dd.rc /tmp/back
+(dd if=/dev/mapper/lbt of=/tmp/back bs=64k iflag=direct 2>/dev/null
+ echo $? >/tmp/dd.rc) &
+wait_until 30 in_flight_above 0
+result "a read is held in the engine (in_flight $(lb in_flight))" $?
+dmesg -c >/dev/null
+echo 1 >"$LB/gone"
+wait_until 60 test -s /tmp/dd.rc
+rc=$(cat /tmp/dd.rc 2>/dev/null)
+[ -n "$rc" ] && [ "$rc" -ne 0 ]
+result "the engine vanishes: the read (in place, -ESTALE) is an I/O error (dd exit $rc)" $?
+check "the kernel log says why" \
+	sh -c "dmesg | grep -q 'in-place request failed in the engine after it may have written'"
+n=$(stat -c %s /tmp/back 2>/dev/null || echo 0)
+head -c "$n" /tmp/plain | cmp -s - /tmp/back
+result "what the read returned before the error is right ($n bytes)" $?
+check "read back intact afterwards" readback_equal lbt /tmp/plain
+check "close the pair" pair_close
+check "rmmod xts_offload_loopback" xo_rmmod xts_offload_loopback
+rm -f /tmp/plain /tmp/back /tmp/dd.rc
+done_testing
