@@ -3,8 +3,9 @@
 the table and the ratios against issue targets out.
 
 Input lines (from bench/guest/offload.sh):
-  RESULT NAME SECTOR KEYBITS WRITE_CS READ_CS MIB DRIVER CIPHER_NS_PER_B REQUESTS ASYNC
-WRITE_CS/READ_CS: guest CPU busy time of the timed write/read, centiseconds.
+  RESULT NAME SECTOR KEYBITS WRITE_CS READ_CS MIB DRIVER CIPHER_NS_PER_B REQUESTS ASYNC READS
+WRITE_CS: guest CPU busy time of the timed write, centiseconds; READ_CS: of
+READS timed reads of the same data (reported per read).
 """
 import sys
 
@@ -20,10 +21,10 @@ def main():
 		if 'CIPHER-ERROR' in line:
 			print('offload-bench: cipher-call trace incomplete: ' + line.strip(), file=sys.stderr)
 			bad = True
-		if not w or w[0] != 'RESULT' or len(w) != 11:
+		if not w or w[0] != 'RESULT' or len(w) != 12:
 			continue
 		name, sector, bits = w[1], int(w[2]), int(w[3])
-		r = dict(wcs=int(w[4]), rcs=int(w[5]), mib=int(w[6]), driver=w[7],
+		r = dict(wcs=int(w[4]), rcs=int(w[5]) / int(w[11]), mib=int(w[6]), driver=w[7],
 			 cipher=None if w[8] == '-' else float(w[8]),
 			 req=int(w[9]), asy=int(w[10]))
 		rows[(name, sector, bits)] = r

@@ -82,7 +82,16 @@ wants aesni && profile aesni
 wants null && profile null
 if wants engine || wants fallback; then
 	modprobe xts_offload threshold=0
-	wants engine && profile engine
+	modprobe xts_offload_virtio
+	grep -q ' /sys/kernel/debug debugfs ' /proc/mounts ||
+		mount -t debugfs debugfs /sys/kernel/debug
+	if wants engine; then
+		profile engine
+		# An engine run the engine never saw would profile the fallback.
+		r=$(cat /sys/kernel/debug/xts_offload/stats/requests 2>/dev/null || echo 0)
+		echo "# engine requests: $r"
+		[ "$r" -gt 0 ] || { echo "tcg-profile: the engine took no request" >&2; exit 1; }
+	fi
 	if wants fallback; then
 		for d in /sys/bus/virtio/drivers/xts_offload/virtio*; do
 			echo "${d##*/}" >/sys/bus/virtio/drivers/xts_offload/unbind
