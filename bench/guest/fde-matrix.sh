@@ -351,9 +351,9 @@ run_fio() {
 # --- sysbench fileio ---------------------------------------------------------
 # Every target gets the same ext4 file system: 4 KiB blocks, the size of the
 # device less the LUKS2 header (so plain, which has no header, and the
-# mappings have the same geometry), inode tables and journal written by
-# mkfs (no lazy init in the background of a measurement), no discard (brd
-# would free the pages it was filled with). sysbench fileio prepares its
+# mappings have the same geometry; see run_sysbench), inode tables and
+# journal written by mkfs (no lazy init in the background of a
+# measurement), no discard (brd would free the pages it was filled with). sysbench fileio prepares its
 # file set once per row (seqwr, sequential creation, deletes and writes it
 # again); each cell then runs one mode over it, with a fixed random seed,
 # after the page cache was written back and dropped, bounded to one pass:
@@ -412,7 +412,15 @@ sysbench_cells() {	# sysbench_cells TARGET DEVICE MAPPING DIR
 # rows are (after FDM_ROW_LIMIT seconds of guest time its I/O counts as hung).
 run_sysbench() {
 	SB_OPTS="--file-num=$FDM_SB_FILES --file-total-size=${FDM_SB_FILE_MIB}M --file-fsync-freq=100${FDM_SB_FLAGS:+ --file-extra-flags=$FDM_SB_FLAGS}"
-	_kib=$(($(blockdev --getsize64 "$4") / 1024 - LUKS_MIB * 1024))
+	# The device less the LUKS2 header, whose end cryptsetup aligns to
+	# the device's optimal I/O size (MD RAID-0: its stripe), less one
+	# such size more: the same on every target of the device.
+	_opt=$(cat "/sys/block/${4##*/}/queue/optimal_io_size" 2>/dev/null || echo 0)
+	_kib=$((($(blockdev --getsize64 "$4") - (LUKS_MIB << 20) - ${_opt:-0}) / 4096 * 4))
+	[ $((_kib * 1024)) -le "$(blockdev --getsize64 "$3")" ] || {
+		echo "a $_kib KiB file system does not fit $3 ($(blockdev --getsize64 "$3") bytes)" >&2
+		return 1
+	}
 	echo "filesystem ext4 $_kib KiB" >>"$5/info"
 	mkfs.ext4 -q -F -b 4096 -T default -E lazy_itable_init=0,lazy_journal_init=0,nodiscard \
 		"$3" "${_kib}k" >&2 || return 1
