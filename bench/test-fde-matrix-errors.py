@@ -99,7 +99,8 @@ def main(argv):
 		r = run(['--help'])
 		want = ['--workload', '--quick', '--full', '--targets', '--devices', '--patterns', '--bs',
 			'--iodepth', '--runtime-ms', '--dev-mib', '--sector-size', '--wallclock', '--kver',
-			'--build', '--out', '--guest-fio', '--guest-sysbench', '--sysbench-direct', '--repeat',
+			'--build', '--out', '--guest-fio', '--guest-sysbench', '--sysbench-direct', '--qemu-arg',
+			'--repeat',
 			'--timeout', '--render', 'Exit codes']
 		missing = [w for w in want if w not in r.stdout]
 		missing += [f'exit code {c}' for c in range(8) if f'\n  {c}  ' not in r.stdout]
