@@ -3,7 +3,9 @@
 directory, as TAP. Not speed: every cell present, plain's loss against
 itself 0, dm-crypt's loss above 0 wherever the cipher runs on the CPU, the
 engine doing work in the offload rows and none in the fallback rows, valid
-PNG plots, and the CSV, the JSON and the Markdown report agreeing.
+PNG plots, and the CSV, the JSON and the Markdown report agreeing. Runs of
+either workload (fio, sysbench) and of --repeat N (the spread columns and
+the report's Repeatability table).
 
   bench/check-fde-matrix.py RUNDIR [--mode icount|wallclock]
 
@@ -128,6 +130,10 @@ def check(rundir, mode, tap):
 		md = fh.read()
 	label = 'deterministic (icount)' if mode == 'icount' else 'WALL-CLOCK'
 	tap.ok(md.splitlines()[0].endswith(f'{label} mode'), f'the report\'s title says "{label} mode"')
+	check_repeat(meta, rows, js, md, tap)
+	if meta.get('workload', 'fio') == 'sysbench':
+		check_sysbench(rundir, meta, rows, js, md, tap)
+		return
 
 	# Every cell, once, in the CSV and the JSON.
 	want = {(r.split('/')[0], r.split('/')[1], p, bs, str(qd))
@@ -245,6 +251,152 @@ def check(rundir, mode, tap):
 	tap.ok(not bad, 'every plot is a valid PNG and linked from the report', '\n'.join(bad))
 
 
+def check_repeat(meta, rows, js, md, tap):
+	"""With --repeat N: every cell says N runs and has its spread; the report
+	has the Repeatability table, a row per target/device."""
+	n = meta.get('repeat', 1)
+	if n == 1:
+		return
+	bad = [f'{c["target"]}/{c["device"]} {c["pattern"]} {c["bs"]}' for c in js['cells']
+	       if c.get('repeats') != n or len(c.get('bw_runs', [])) != n
+	       or not (c.get('bw_spread_pct') is not None and c['bw_spread_pct'] >= 0)
+	       or not min(c['bw_runs']) <= c['bw_bytes'] <= max(c['bw_runs'])]
+	bad += [f'CSV {r["target"]}/{r["device"]} {r["pattern"]} {r["bs"]}: repeats {r.get("repeats")!r}'
+		for r in rows if r.get('repeats') != str(n)]
+	tap.ok(not bad, f'--repeat {n}: every cell has its {n} runs, its median run and its spread',
+	       '\n'.join(bad[:20]))
+	lines = md.split('## Repeatability', 1)[1].split('\n## ', 1)[0].splitlines() if '## Repeatability' in md else []
+	want = {f'| {r.replace("/", " / ")} |' for r in meta['rows']}
+	got = {l.split('|')[1].strip() for l in lines if l.startswith('| ') and '/' in l.split('|')[1]}
+	tap.ok({w.strip('| ').strip() for w in want} <= got,
+	       'the report\'s Repeatability table has a row per target/device', f'got {sorted(got)}')
+
+
+def check_sysbench(rundir, meta, rows, js, md, tap):
+	"""The sysbench workload's run directory: one table of cells (mode and
+	block size) per figure, the Rubin study's rows beside the loss."""
+	key = lambda r: (r['target'], r['device'], r['pattern'], r['bs'])
+	want = {(r.split('/')[0], r.split('/')[1], p, bs)
+		for r in meta['rows'] for p in meta['patterns'] for bs in meta['block_sizes']}
+	got_csv = [key(r) for r in rows]
+	got_js = [key(c) for c in js['cells']]
+	tap.ok(sorted(got_csv) == sorted(want) and len(set(got_csv)) == len(got_csv),
+	       f'every sysbench cell present once in the CSV ({len(want)} = {len(meta["rows"])} rows x '
+	       f'{len(meta["patterns"])} modes x {len(meta["block_sizes"])} block sizes)',
+	       f'missing {sorted(want - set(got_csv))[:5]}')
+	tap.ok(sorted(got_js) == sorted(want) and len(set(got_js)) == len(got_js),
+	       'every sysbench cell present once in the JSON')
+	tap.ok(all(r['workload'] == 'sysbench' for r in rows) and meta['sysbench'].startswith('sysbench '),
+	       'the CSV says workload sysbench in every row, the JSON names sysbench\'s version',
+	       meta.get('sysbench'))
+	jindex = {key(c): c for c in js['cells']}
+	bad = []
+	for r in rows:
+		c = jindex.get(key(r))
+		for k in ('events', 'ios', 'bytes', 'bw_bytes', 'iops', 'bw_loss_pct', 'iops_loss_pct',
+			  'busy_s', 'cpu_us_per_io', 'lat_avg_us', 'dev_bytes', 'engine_share'):
+			a, b = r.get(k, ''), None if c is None else c.get(k)
+			if a == '' and b is None:
+				continue
+			if b is None or a == '' or abs(float(a) - float(b)) > 1e-5 * max(1.0, abs(float(b))):
+				bad.append(f'{"/".join(key(r))} {k}: csv {a} json {b}')
+	tap.ok(not bad, 'the CSV and the JSON agree on every sysbench cell', '\n'.join(bad[:20]))
+
+	# The loss tables: each cell's figure, the overall mean, the Rubin rows.
+	tables = md_tables(os.path.join(rundir, 'report.md'))
+	with open(os.path.join(TOP, 'bench', 'data', 'rubin-sysbench-loss.csv')) as fh:
+		rubin = list(csv.DictReader(fh))
+	bad = []
+	seen = 0
+	for metric, k in (('bandwidth', 'bw_loss_pct'), ('IOPS', 'iops_loss_pct')):
+		t = tables.get(f'{metric} loss (%), sysbench fileio')
+		if t is None:
+			bad.append(f'no Markdown table "{metric} loss (%), sysbench fileio"')
+			continue
+		head = t.get('target / device', [])
+		for row in meta['rows']:
+			tg, dv = row.split('/')
+			line = t.get(f'{tg} / {dv}')
+			if line is None or 'overall' not in head:
+				bad.append(f'{metric}: no row {row} or no overall column')
+				continue
+			vals = []
+			for p in meta['patterns']:
+				for bs in meta['block_sizes']:
+					col = f'{p} {bs}'
+					jv = jindex[(tg, dv, p, bs)][k]
+					vals.append(jv)
+					shown = line[head.index(col)] if col in head else None
+					seen += 1
+					if shown != f'{jv:.1f}':
+						bad.append(f'{metric} {row} {col}: report {shown}, JSON {jv}')
+			if line[head.index('overall')] != f'{sum(vals) / len(vals):.1f}':
+				bad.append(f'{metric} {row}: overall {line[head.index("overall")]}, mean {sum(vals) / len(vals):.1f}')
+		if metric == 'bandwidth':
+			for r in rubin:
+				label = f'Rubin study, {r["system"]} (their hardware)'
+				line = t.get(label)
+				v = f'{"~" if r["approximate"] == "yes" else ""}{float(r["loss_percent"]):g}'
+				if line is None or 'overall' not in head or line[head.index('overall')] != v:
+					bad.append(f'no row "{label}" with {v} in the overall column')
+	tap.ok(not bad and seen == 2 * len(rows),
+	       f'the report\'s loss tables show the CSV\'s figures ({seen} cells) beside the Rubin study\'s rows',
+	       '\n'.join(bad[:20]))
+	ref = js.get('reference', {})
+	tap.ok(ref.get('source', '').startswith('Rubin study') and len(ref.get('systems', [])) == len(rubin),
+	       'the JSON carries the Rubin study\'s figures as the reference', ref)
+
+	# Sanity, not speed.
+	targets = js['targets']
+	plain = [r for r in rows if r['target'] == 'plain']
+	tap.ok(plain and all(float(r['bw_loss_pct']) == 0 and float(r['iops_loss_pct']) == 0 for r in plain),
+	       f'loss of plain against plain is 0 in every sysbench cell ({len(plain)})')
+	cpu = [r for r in rows if targets[r['target']]['cpu_cipher']]
+	neg = [f'{"/".join(key(r))}: {r["bw_loss_pct"]}' for r in cpu
+	       if not float(r['bw_loss_pct']) > 0 or not float(r['iops_loss_pct']) > 0]
+	tap.ok(cpu and not neg, f'dm-crypt loss > 0 in every sysbench cell where the cipher runs on the CPU ({len(cpu)})',
+	       '\n'.join(neg))
+	eng = [r for r in rows if targets[r['target']]['engine']]
+	if eng:
+		bad = [f'{"/".join(key(r))}: requests {r["engine_requests"]} share {r["engine_share"]}'
+		       for r in eng if not (int(r['engine_requests'] or 0) > 0 and float(r['engine_share'] or 0) > 0)]
+		tap.ok(not bad, f'the engine\'s requests counter moved in every offload cell ({len(eng)})',
+		       '\n'.join(bad))
+	fb = [r for r in rows if r['target'] == 'fallback']
+	if fb:
+		bad = ['/'.join(key(r)) for r in fb
+		       if int(r['engine_requests']) != 0 or int(r['fallback_noengine']) <= 0]
+		tap.ok(not bad, f'fallback rows: no engine request, every cell on the fallback ({len(fb)})',
+		       '\n'.join(bad))
+	bad = ['/'.join(key(r)) for r in rows
+	       if not (int(r['ios']) > 0 and int(r['events']) >= int(r['ios']) and float(r['busy_s']) > 0
+		       and float(r['cpu_us_per_io']) > 0 and float(r['lat_avg_us']) > 0
+		       and float(r['start_busy_s']) > 0)]
+	tap.ok(not bad, 'every sysbench cell did I/O, cost CPU time beyond sysbench\'s own start, '
+	       'and has a latency', '\n'.join(bad[:20]))
+	bad = ['/'.join(key(r)) for r in rows
+	       if not (r['target'] == 'plain' and r['device'] == 'brd') and not int(r['dev_bytes'] or 0) > 0]
+	tap.ok(not bad, 'the block device under the file system moved bytes in every cell where it counts them',
+	       '\n'.join(bad[:20]))
+	bad = [f'{"/".join(key(r))}: busy {r["busy_s"]} s, /proc/stat {r["stat_busy_ticks"]} ticks'
+	       for r in rows if abs(float(r['busy_s']) * 100 - int(r['stat_busy_ticks']))
+	       > 3 + 0.1 * float(r['busy_s']) * 100]
+	tap.ok(not bad, 'CPU busy time agrees with /proc/stat\'s busy ticks in every sysbench cell',
+	       '\n'.join(bad[:20]))
+
+	devices = sorted({r.split('/')[1] for r in meta['rows'] if not r.startswith('plain/')})
+	expect = sorted(f'plots/sysbench-loss-{d}.png' for d in devices)
+	tap.ok(sorted(js['plots']) == expect, f'one sysbench plot per device ({len(expect)})', f'got {js["plots"]}')
+	bad = []
+	for p in expect:
+		prob = png_problem(os.path.join(rundir, p))
+		if prob:
+			bad.append(f'{p}: {prob}')
+		if f']({p})' not in md:
+			bad.append(f'{p}: not linked from report.md')
+	tap.ok(not bad, 'every sysbench plot is a valid PNG and linked from the report', '\n'.join(bad))
+
+
 def main(argv):
 	mode = 'icount'
 	run = None
@@ -268,7 +420,8 @@ def main(argv):
 		for line in (r.stdout + r.stderr).splitlines():
 			tap.diag(line)
 		if not tap.ok(r.returncode == 0, 'fde-matrix ran (exit 0)', f'exit {r.returncode}'):
-			log = os.path.join(rundir, 'guest.log')
+			logs = sorted(f for f in os.listdir(rundir) if f.startswith('guest')) if os.path.isdir(rundir) else []
+			log = os.path.join(rundir, logs[-1] if logs else 'guest.log')
 			if os.path.exists(log):
 				with open(log, errors='replace') as fh:
 					for line in fh.read().splitlines()[-30:]:

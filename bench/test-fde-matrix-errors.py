@@ -4,7 +4,9 @@ Each must be one line on stderr, nothing on stdout, and its own exit code
 (see `bench/fde-matrix --help`). These need no guest.
 
 With --guest KVER --build DIR, also the one that needs a guest: fio missing
-in the guest (fde-matrix --guest-fio NAME looks for NAME instead of fio).
+in the guest (fde-matrix --guest-fio NAME looks for NAME instead of fio);
+with --missing sysbench, sysbench missing in the guest instead (--workload
+sysbench --guest-sysbench NAME).
 """
 
 import os
@@ -29,6 +31,19 @@ HOST_CASES = [
 	('--quick and --full together', ['--quick', '--full'], 2, 'not allowed with'),
 	('--render of a directory that holds no run', ['--render', '/nonexistent-fde-matrix-run'], 2,
 	 'is not an fde-matrix run directory'),
+	('--repeat 0', ['--repeat', '0'], 2, '--repeat must be at least 1'),
+	('unknown workload', ['--workload', 'bonnie'], 2, 'invalid choice'),
+	('sysbench: a fio pattern', ['--workload', 'sysbench', '--patterns', 'read'], 3,
+	 "unknown pattern 'read'"),
+	('sysbench: null_blk, which holds no file system', ['--workload', 'sysbench', '--devices', 'null_blk'], 3,
+	 'device null_blk keeps no data'),
+	('sysbench: --iodepth', ['--workload', 'sysbench', '--iodepth', '32'], 2,
+	 '--iodepth applies to the fio workload only'),
+	('sysbench: --runtime-ms', ['--workload', 'sysbench', '--runtime-ms', '50'], 2,
+	 '--runtime-ms applies to the fio workload only'),
+	('fio: --sysbench-direct', ['--sysbench-direct'], 2, '--sysbench-direct applies to --workload sysbench only'),
+	('sysbench: a block size larger than its files', ['--workload', 'sysbench', '--quick', '--bs', '1m'], 4,
+	 "block size 1M is larger than sysbench's files"),
 ]
 
 
@@ -51,9 +66,12 @@ def one_line_error(r, code, text):
 
 def main(argv):
 	guest = build = None
+	missing = 'fio'
 	if '--guest' in argv:
 		guest = argv[argv.index('--guest') + 1]
 		build = argv[argv.index('--build') + 1]
+	if '--missing' in argv:
+		missing = argv[argv.index('--missing') + 1]
 	n = failed = 0
 
 	def result(ok, desc, problems=()):
@@ -73,16 +91,28 @@ def main(argv):
 		with tempfile.TemporaryDirectory() as empty:
 			env = dict(os.environ, PATH=empty)
 			problems = one_line_error(run(['--quick'], env=env), 5, 'fio not found on the host')
-		result(not problems, 'no fio on the host: one line, exit 5', problems)
+			result(not problems, 'no fio on the host: one line, exit 5', problems)
+			problems = one_line_error(run(['--workload', 'sysbench', '--quick'], env=env), 7,
+						  'sysbench not found on the host')
+			result(not problems, 'no sysbench on the host (--workload sysbench): one line, exit 7', problems)
 		# --help: exit 0, every option and every exit code listed.
 		r = run(['--help'])
-		want = ['--quick', '--full', '--targets', '--devices', '--patterns', '--bs', '--iodepth',
-			'--runtime-ms', '--dev-mib', '--sector-size', '--wallclock', '--kver', '--build',
-			'--out', '--guest-fio', '--timeout', '--render', 'Exit codes']
+		want = ['--workload', '--quick', '--full', '--targets', '--devices', '--patterns', '--bs',
+			'--iodepth', '--runtime-ms', '--dev-mib', '--sector-size', '--wallclock', '--kver',
+			'--build', '--out', '--guest-fio', '--guest-sysbench', '--sysbench-direct', '--qemu-arg',
+			'--repeat',
+			'--timeout', '--render', 'Exit codes']
 		missing = [w for w in want if w not in r.stdout]
-		missing += [f'exit code {c}' for c in range(7) if f'\n  {c}  ' not in r.stdout]
+		missing += [f'exit code {c}' for c in range(8) if f'\n  {c}  ' not in r.stdout]
 		result(r.returncode == 0 and not missing, '--help lists every option and exit code',
 		       [f'exit {r.returncode}, missing {missing}'] if missing or r.returncode else [])
+	elif missing == 'sysbench':
+		with tempfile.TemporaryDirectory() as out:
+			r = run(['--workload', 'sysbench', '--kver', guest, '--build', build,
+				 '--guest-sysbench', 'no-such-sysbench', '--targets', 'plain', '--devices', 'brd',
+				 '--patterns', 'rndrd', '--out', os.path.join(out, 'run')], timeout=900)
+		problems = one_line_error(r, 7, 'sysbench not found in the guest')
+		result(not problems, f'no sysbench in the guest ({guest}): one line, exit 7', problems)
 	else:
 		with tempfile.TemporaryDirectory() as out:
 			r = run(['--kver', guest, '--build', build, '--guest-fio', 'no-such-fio',

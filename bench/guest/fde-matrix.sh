@@ -3,9 +3,11 @@
 # (pattern x block size x iodepth) on every target (plain device, dm-crypt
 # on the kernel's AES-NI driver, on xts_offload with and without its
 # engine, ...) and device (brd, null_blk, MD RAID-0 over three brd), all in
-# one boot. The host fills in the configuration below, collects the raw
-# results from the "results" disk (a tar archive: fio's JSON and the
-# counters read at each job's start and end) and computes everything else.
+# one boot; or, with FDM_WORKLOAD=sysbench, sysbench fileio (mode x block
+# size) on an ext4 file system made on each target. The host fills in the
+# configuration below, collects the raw results from the "results" disk (a
+# tar archive: fio's JSON or sysbench's output, and the counters read at
+# each job's start and end) and computes everything else.
 #
 # Lines for the host on stdout, all starting with "FDM ":
 #   FDM info KEY VALUE...           facts about the guest and the setup
@@ -25,6 +27,11 @@ FDM_DEV_MIB=${FDM_DEV_MIB:-64}
 FDM_NULLB_MIB=${FDM_NULLB_MIB:-1024}
 FDM_SECTOR=${FDM_SECTOR:-4096}
 FDM_FIO=${FDM_FIO:-fio}
+FDM_WORKLOAD=${FDM_WORKLOAD:-fio}	# fio or sysbench
+FDM_SYSBENCH=${FDM_SYSBENCH:-sysbench}
+FDM_SB_FILE_MIB=${FDM_SB_FILE_MIB:-16}	# sysbench's file set (--file-total-size)
+FDM_SB_FILES=${FDM_SB_FILES:-128}	# files in it (--file-num; sysbench's default)
+FDM_SB_FLAGS=${FDM_SB_FLAGS:-}	# --file-extra-flags: empty (buffered) or direct
 FDM_ROW_LIMIT=${FDM_ROW_LIMIT:-600}	# guest seconds before a row's I/O counts as hung
 FDM_HOST_TAR=${FDM_HOST_TAR:-/dev/null}
 
@@ -51,8 +58,15 @@ fail() {	# fail CODE MESSAGE: one line for the host, exit CODE
 	exit "$_code"
 }
 
-command -v "$FDM_FIO" >/dev/null 2>&1 ||
-	fail 5 "fio not found in the guest (looked for '$FDM_FIO' in PATH): add fio to tests/qemu/host-binaries.txt and install it on the host (scripts/bootstrap)"
+if [ "$FDM_WORKLOAD" = sysbench ]; then
+	command -v "$FDM_SYSBENCH" >/dev/null 2>&1 ||
+		fail 7 "sysbench not found in the guest (looked for '$FDM_SYSBENCH' in PATH): add sysbench to tests/qemu/host-binaries.txt and install it on the host (scripts/bootstrap)"
+	command -v mkfs.ext4 >/dev/null 2>&1 ||
+		fail 6 "mkfs.ext4 not found in the guest: add it to tests/qemu/host-binaries.txt and install e2fsprogs on the host (scripts/bootstrap)"
+else
+	command -v "$FDM_FIO" >/dev/null 2>&1 ||
+		fail 5 "fio not found in the guest (looked for '$FDM_FIO' in PATH): add fio to tests/qemu/host-binaries.txt and install it on the host (scripts/bootstrap)"
+fi
 
 # snap pre|post JOB: the counters at one boundary of one fio job.
 #   clock   the guest clock in microseconds (busybox sh's EPOCHREALTIME)
@@ -87,7 +101,12 @@ EOF
 chmod +x "$WORK/snap"
 
 say info kernel "$(uname -r)"
-say info fio "$("$FDM_FIO" --version)"
+if [ "$FDM_WORKLOAD" = sysbench ]; then
+	say info sysbench "$("$FDM_SYSBENCH" --version)"
+	say info mkfs "$(mkfs.ext4 -V 2>&1 | head -n1)"
+else
+	say info fio "$("$FDM_FIO" --version)"
+fi
 say info cpus "$(grep -c ^processor /proc/cpuinfo)"
 say info cpu_model "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
 say info icount "$(grep -qw fdekit.icount /proc/cmdline && echo yes || echo no)"
@@ -106,6 +125,9 @@ done
 
 modprobe -a dm_mod dm_crypt aesni_intel xts crypto_null >&2 ||
 	fail 1 "cannot load dm_crypt and the AES-NI modules"
+if [ "$FDM_WORKLOAD" = sysbench ]; then
+	modprobe ext4 >&2 || fail 1 "cannot load ext4"
+fi
 head -c 64 /dev/urandom >"$KEY"
 
 # --- devices -------------------------------------------------------------
@@ -326,6 +348,109 @@ run_fio() {
 	return $_rc
 }
 
+# --- sysbench fileio ---------------------------------------------------------
+# Every target gets the same ext4 file system: 4 KiB blocks, the size of the
+# device less the LUKS2 header (so plain, which has no header, and the
+# mappings have the same geometry; see run_sysbench), inode tables and
+# journal written by mkfs (no lazy init in the background of a
+# measurement), no discard (brd would free the pages it was filled with). sysbench fileio prepares its
+# file set once per row (seqwr, sequential creation, deletes and writes it
+# again); each cell then runs one mode over it, with a fixed random seed,
+# after the page cache was written back and dropped, bounded to one pass:
+# as many reads and writes as the file set has blocks. sysbench counts its
+# fsync() calls as events too: with writes, after every 100 requests it
+# fsyncs each of its files, one event each, so --events is the pass plus
+# FILES x ((PASS - 1) / 100). The counters are read around sysbench's run,
+# and the block device's own statistics (sectors read and written) around
+# them. Before the cells, the same command doing a single read ("_start")
+# measures what sysbench costs around its I/O (loading, opening its files,
+# exiting), which the host takes off each cell's CPU time.
+SB_MNT=$WORK/mnt
+
+# dev_sectors MAPPING: "dev SECTORS_READ SECTORS_WRITTEN" of its block
+# device (found by its numbers: without udev, /dev/mapper/NAME is a node).
+dev_sectors() {
+	# shellcheck disable=SC2046
+	set -- $(stat -L -c '%t %T' "$1")
+	awk '{ print "dev", $3, $7 }' "/sys/dev/block/$((0x$1)):$((0x$2))/stat"
+}
+
+sysbench_cells() {	# sysbench_cells TARGET DEVICE MAPPING DIR
+	_first=${FDM_CELLS%% *}
+	for c in "_start:${_first#*:}" $FDM_CELLS; do
+		_p=${c%%:*}
+		_r=${c#*:}
+		_bs=${_r%%:*}
+		_job="$_p-$_bs-${_r#*:}"
+		_mode=$_p
+		_n=${_bs%[kKmM]}
+		case $_bs in *[kK]) _n=$((_n * 1024)) ;; *[mM]) _n=$((_n << 20)) ;; esac
+		_ev=$(((FDM_SB_FILE_MIB << 20) / _n))
+		case $_p in
+		_start) _job=_start _mode=rndrd _ev=1 ;;
+		seqrd | rndrd) ;;
+		*) _ev=$((_ev + FDM_SB_FILES * ((_ev - 1) / 100))) ;;
+		esac
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		dev_sectors "$3" >"$4/$_job.dpre"
+		(cd "$4" && exec "$WORK/snap" pre "$_job")
+		(cd "$SB_MNT" && exec "$FDM_SYSBENCH" fileio $SB_OPTS --file-test-mode="$_mode" \
+			--file-block-size="$_n" --events="$_ev" --time=0 --rand-seed=1 run) \
+			>"$4/$_job.sysbench" 2>&1
+		_rc=$?
+		(cd "$4" && exec "$WORK/snap" post "$_job")
+		dev_sectors "$3" >"$4/$_job.dpost"
+		if [ "$_rc" -ne 0 ]; then
+			cat "$4/$_job.sysbench" >&2
+			return 1
+		fi
+	done
+}
+
+# run_sysbench TARGET DEVICE MAPPING PATH DIR: the row, watched as fio's
+# rows are (after FDM_ROW_LIMIT seconds of guest time its I/O counts as hung).
+run_sysbench() {
+	SB_OPTS="--file-num=$FDM_SB_FILES --file-total-size=${FDM_SB_FILE_MIB}M --file-fsync-freq=100${FDM_SB_FLAGS:+ --file-extra-flags=$FDM_SB_FLAGS}"
+	# The device less the LUKS2 header, whose end cryptsetup aligns to
+	# the device's optimal I/O size (MD RAID-0: its stripe), less one
+	# such size more: the same on every target of the device.
+	_opt=$(cat "/sys/block/${4##*/}/queue/optimal_io_size" 2>/dev/null || echo 0)
+	_kib=$((($(blockdev --getsize64 "$4") - (LUKS_MIB << 20) - ${_opt:-0}) / 4096 * 4))
+	[ $((_kib * 1024)) -le "$(blockdev --getsize64 "$3")" ] || {
+		echo "a $_kib KiB file system does not fit $3 ($(blockdev --getsize64 "$3") bytes)" >&2
+		return 1
+	}
+	echo "filesystem ext4 $_kib KiB" >>"$5/info"
+	mkfs.ext4 -q -F -b 4096 -T default -E lazy_itable_init=0,lazy_journal_init=0,nodiscard \
+		"$3" "${_kib}k" >&2 || return 1
+	mkdir -p "$SB_MNT"
+	mount -t ext4 "$3" "$SB_MNT" >&2 || return 1
+	# shellcheck disable=SC2086
+	(cd "$SB_MNT" && exec "$FDM_SYSBENCH" fileio $SB_OPTS prepare) >"$5/prepare.sysbench" 2>&1 || {
+		cat "$5/prepare.sysbench" >&2
+		return 1
+	}
+	sysbench_cells "$1" "$2" "$3" "$5" &
+	_spid=$!
+	(
+		sleep "$FDM_ROW_LIMIT"
+		_last=$(cd "$5" && ls -t -- *.post 2>/dev/null | head -n 1)
+		_last=${_last%.post}
+		(cd "$5" && "$WORK/snap" pre hung >/dev/null 2>&1 && cat hung.pre) >&2
+		echo w >/proc/sysrq-trigger
+		say error 1 "target $1 on $2: sysbench still runs after $FDM_ROW_LIMIT s of guest time: I/O hung in the cell after ${_last:-the start} (blocked tasks and counters are in the guest log)"
+		sleep 1
+		poweroff -f
+	) &
+	_wpid=$!
+	wait "$_spid"
+	_rc=$?
+	kill "$_wpid" 2>/dev/null
+	[ "$_rc" -eq 0 ] || return "$_rc"
+	umount "$SB_MNT" >&2
+}
+
 nrows=$(echo $FDM_ROWS | wc -w)
 row=0
 for t in $FDM_TARGETS; do
@@ -361,8 +486,13 @@ for t in $FDM_TARGETS; do
 				echo "engine_bound $(xo_bound && echo yes || echo no)"
 			fi
 		} >"$rdir/info"
-		job_file "$dev" >"$rdir/job.fio"
-		run_fio "$t" "$d" "$rdir" || fail 1 "fio failed on target $t, device $d"
+		if [ "$FDM_WORKLOAD" = sysbench ]; then
+			run_sysbench "$t" "$d" "$dev" "$p" "$rdir" ||
+				fail 1 "sysbench failed on target $t, device $d (its output is in the guest log)"
+		else
+			job_file "$dev" >"$rdir/job.fio"
+			run_fio "$t" "$d" "$rdir" || fail 1 "fio failed on target $t, device $d"
+		fi
 		close_target "$t" || fail 1 "cannot tear down target $t on $d"
 	done
 done
