@@ -239,8 +239,13 @@ def check(rundir, mode, tap):
 	# report, valid PNGs.
 	devices = sorted({r.split('/')[1] for r in meta['rows'] if not r.startswith('plain/')})
 	expect = sorted(f'plots/loss-{d}-{p}.png' for d in devices for p in meta['patterns'])
-	tap.ok(sorted(js['plots']) == expect, f'one plot per device and pattern ({len(expect)})',
-	       f'got {js["plots"]}')
+	check_plots(rundir, js, md, expect, tap, 'plot', 'one plot per device and pattern')
+
+
+def check_plots(rundir, js, md, expect, tap, what, one_per):
+	"""The run lists exactly the plots expected, each a valid PNG linked
+	from the report."""
+	tap.ok(sorted(js['plots']) == expect, f'{one_per} ({len(expect)})', f'got {js["plots"]}')
 	bad = []
 	for p in expect:
 		prob = png_problem(os.path.join(rundir, p))
@@ -248,7 +253,7 @@ def check(rundir, mode, tap):
 			bad.append(f'{p}: {prob}')
 		if f']({p})' not in md:
 			bad.append(f'{p}: not linked from report.md')
-	tap.ok(not bad, 'every plot is a valid PNG and linked from the report', '\n'.join(bad))
+	tap.ok(not bad, f'every {what} is a valid PNG and linked from the report', '\n'.join(bad))
 
 
 def check_repeat(meta, rows, js, md, tap):
@@ -386,15 +391,7 @@ def check_sysbench(rundir, meta, rows, js, md, tap):
 
 	devices = sorted({r.split('/')[1] for r in meta['rows'] if not r.startswith('plain/')})
 	expect = sorted(f'plots/sysbench-loss-{d}.png' for d in devices)
-	tap.ok(sorted(js['plots']) == expect, f'one sysbench plot per device ({len(expect)})', f'got {js["plots"]}')
-	bad = []
-	for p in expect:
-		prob = png_problem(os.path.join(rundir, p))
-		if prob:
-			bad.append(f'{p}: {prob}')
-		if f']({p})' not in md:
-			bad.append(f'{p}: not linked from report.md')
-	tap.ok(not bad, 'every sysbench plot is a valid PNG and linked from the report', '\n'.join(bad))
+	check_plots(rundir, js, md, expect, tap, 'sysbench plot', 'one sysbench plot per device')
 
 
 def main(argv):
