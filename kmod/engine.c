@@ -357,12 +357,18 @@ int xo_engine_register(struct xo_engine *eng)
 	eng->stats = alloc_percpu(struct xo_stats);
 	if (!eng->stats)
 		return -ENOMEM;
+	xo_stats_track(eng);
 	kref_init(&eng->ref);
 	eng->dead = false;
 	atomic_set(&eng->nr_sessions, 0);
 
 	ret = xo_engine_kat(eng);
 	if (ret) {
+		/*
+		 * After a timeout a late completion may still count: leave
+		 * the counters allocated, out of the totals.
+		 */
+		xo_stats_untrack(eng, ret != -ETIMEDOUT);
 		if (ret != -ETIMEDOUT)
 			free_percpu(eng->stats);
 		eng->stats = NULL;
@@ -459,6 +465,7 @@ static void xo_engine_release(struct kref *ref)
 {
 	struct xo_engine *eng = container_of(ref, struct xo_engine, ref);
 
+	xo_stats_untrack(eng, true);
 	free_percpu(eng->stats);
 	eng->ops->release(eng);
 }
@@ -480,14 +487,12 @@ void xo_engine_put_active(struct xo_engine *eng)
 static void xo_engine_account(struct xo_engine *eng, unsigned int len,
 			      int err)
 {
+	/* Per engine only: the totals add the engines up when read. */
 	if (err) {
 		xo_stats_add(eng->stats, XO_STAT_ERRORS, 1);
-		xo_stats_add(xo_total_stats, XO_STAT_ERRORS, 1);
 	} else {
 		xo_stats_add(eng->stats, XO_STAT_REQUESTS, 1);
 		xo_stats_add(eng->stats, XO_STAT_BYTES, len);
-		xo_stats_add(xo_total_stats, XO_STAT_REQUESTS, 1);
-		xo_stats_add(xo_total_stats, XO_STAT_BYTES, len);
 	}
 }
 
@@ -503,13 +508,11 @@ static int __xo_engine_submit(struct xo_engine *eng, struct xo_job *job, bool in
 		job->session = XO_SESSION_INVALID;
 
 	xo_stats_add(eng->stats, XO_STAT_IN_FLIGHT, 1);
-	xo_stats_add(xo_total_stats, XO_STAT_IN_FLIGHT, 1);
 	/* Once queued, job may be completed and freed: don't touch it. */
 	ret = eng->ops->submit(eng, job);
 	if (ret == -EINPROGRESS)
 		return ret;
 	xo_stats_add(eng->stats, XO_STAT_IN_FLIGHT, -1);
-	xo_stats_add(xo_total_stats, XO_STAT_IN_FLIGHT, -1);
 	if (ret == 0 || ret == -EIO || ret == -EINVAL)
 		xo_engine_account(eng, len, ret);
 	return ret;
@@ -525,9 +528,7 @@ void xo_engine_complete(struct xo_job *job, int err)
 	struct xo_engine *eng = job->engine;
 
 	xo_stats_add(eng->stats, XO_STAT_IN_FLIGHT, -1);
-	xo_stats_add(xo_total_stats, XO_STAT_IN_FLIGHT, -1);
 	xo_stats_add(eng->stats, XO_STAT_ASYNC, 1);
-	xo_stats_add(xo_total_stats, XO_STAT_ASYNC, 1);
 	xo_engine_account(eng, job->len, err);
 	job->done(job, err);
 }

@@ -189,6 +189,7 @@ struct xo_engine {
 	unsigned long wd_since;		/* watchdog: jiffies of the last progress */
 	atomic_t nr_sessions;		/* held by the crypto-API side */
 	struct xo_stats __percpu *stats;
+	struct list_head stats_node;	/* counted in the totals: stats.c */
 };
 
 static inline bool xo_engine_takes_key(const struct xo_engine *eng, unsigned int keylen)

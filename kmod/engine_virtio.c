@@ -5,8 +5,9 @@
  * interface. Its driver keeps the name "xts_offload"
  * (/sys/bus/virtio/drivers/xts_offload).
  *
- * AES-XTS cipher sessions are created on the control queue; requests are
- * spread over all data queues and completed from the virtqueue callback.
+ * AES-XTS cipher sessions are created on the control queue. Each CPU submits
+ * to the data queues assigned to it, whose interrupts are steered to it
+ * (xov_map_queues()), and requests complete from the virtqueue callback.
  * Data queues are created with a per-buffer context, which keeps the ring
  * from using indirect descriptors: a request then needs no allocation, and
  * a full ring is reported as -ENOSPC so the caller can spill over to
@@ -72,8 +73,23 @@ struct xov_dataq {
 	char name[16];
 } ____cacheline_aligned_in_smp;
 
-/* Each CPU walks the data queues in turn: requests spread over all of them. */
+/* A CPU with several data queues walks them in turn. */
 static DEFINE_PER_CPU(unsigned int, xov_next_dataq);
+
+/*
+ * A CPU's data queues: first, first + stride, ... (count of them). See
+ * xov_map_queues().
+ */
+struct xov_cpu_queues {
+	u16 first;
+	u16 count;
+	u16 stride;
+};
+
+static int xov_priority;
+module_param_named(priority, xov_priority, int, 0444);
+MODULE_PARM_DESC(priority,
+		 "Priority of virtio-crypto engines: new keys go to the engine with the highest (default 0; the loopback test engine's default is 10)");
 
 struct xov_dev {
 	struct xo_engine eng;
@@ -97,9 +113,16 @@ struct xov_dev {
 	bool stopped;
 	bool stuck;		/* stopped by the watchdog: taken jobs may be half done */
 	struct work_struct retire_work;
+	struct xov_cpu_queues *cpu_queues;	/* [nr_cpu_ids] */
 	unsigned int nr_dataq;
 	struct xov_dataq dataq[];
 };
+
+static bool xov_cpu_has_queue(const struct xov_cpu_queues *cq, unsigned int q)
+{
+	return q >= cq->first && (q - cq->first) % cq->stride == 0 &&
+	       (q - cq->first) / cq->stride < cq->count;
+}
 
 static struct xov_dev *to_xov(struct xo_engine *eng)
 {
@@ -325,6 +348,20 @@ static void xov_complete_reaped(struct xov_dataq *dq, struct list_head *done)
 	local_bh_enable();
 }
 
+/*
+ * The submitting CPU's queue. Preemption may move the caller to another
+ * CPU meanwhile: harmless, the queue lock serializes, the CPU only picks.
+ */
+static struct xov_dataq *xov_pick_queue(struct xov_dev *xd)
+{
+	const struct xov_cpu_queues *cq = &xd->cpu_queues[raw_smp_processor_id()];
+	unsigned int k = 0;
+
+	if (cq->count > 1)
+		k = this_cpu_inc_return(xov_next_dataq) % cq->count;
+	return &xd->dataq[cq->first + k * cq->stride];
+}
+
 static int xov_submit(struct xo_engine *eng, struct xo_job *job)
 {
 	struct xov_dev *xd = to_xov(eng);
@@ -361,7 +398,7 @@ static int xov_submit(struct xo_engine *eng, struct xo_job *job)
 
 	/* Without indirect descriptors a request takes one per entry. */
 	descs = 2 + sg_nents(job->src) + sg_nents(job->dst);
-	dq = &xd->dataq[this_cpu_inc_return(xov_next_dataq) % xd->nr_dataq];
+	dq = xov_pick_queue(xd);
 	spin_lock_irqsave(&dq->lock, flags);
 	if (READ_ONCE(eng->dead) || dq->gone) {
 		ret = -ENODEV;
@@ -455,17 +492,27 @@ static void xov_drain(struct xov_dev *xd)
 	local_bh_enable();
 }
 
+/* One line per data queue: its name, its submissions, its CPUs. */
 static int xov_queues_show(struct seq_file *m, void *unused)
 {
 	struct xov_dev *xd = m->private;
-	unsigned int i;
+	unsigned int i, cpu;
+	const char *sep;
 	u64 n;
 
 	for (i = 0; i < xd->nr_dataq; i++) {
 		spin_lock_irq(&xd->dataq[i].lock);
 		n = xd->dataq[i].submitted;
 		spin_unlock_irq(&xd->dataq[i].lock);
-		seq_printf(m, "%s %llu\n", xd->dataq[i].name, n);
+		seq_printf(m, "%s %llu cpus ", xd->dataq[i].name, n);
+		sep = "";
+		for_each_possible_cpu(cpu) {
+			if (xov_cpu_has_queue(&xd->cpu_queues[cpu], i)) {
+				seq_printf(m, "%s%u", sep, cpu);
+				sep = ",";
+			}
+		}
+		seq_putc(m, '\n');
 	}
 	return 0;
 }
@@ -473,6 +520,7 @@ DEFINE_SHOW_ATTRIBUTE(xov_queues);
 
 static void xov_release(struct xo_engine *eng)
 {
+	kfree(to_xov(eng)->cpu_queues);
 	kfree(to_xov(eng));
 }
 
@@ -500,6 +548,8 @@ static void xov_stop(struct xov_dev *xd)
 	mutex_unlock(&xd->ctrl_lock);
 
 	xov_drain(xd);
+	for (i = 0; i < xd->nr_dataq; i++)
+		virtqueue_set_affinity(xd->dataq[i].vq, NULL);
 	vdev->config->del_vqs(vdev);
 	/* No callback can schedule them any more. */
 	for (i = 0; i < xd->nr_dataq; i++)
@@ -535,6 +585,56 @@ static const struct xo_engine_ops xov_ops = {
 	.release = xov_release,
 	.stop = xov_stuck,
 };
+
+/*
+ * Assign the data queues to CPUs and steer each queue's interrupt to its
+ * CPUs, so that a request is submitted and completed on the CPU that made
+ * it, without sharing a queue lock with other CPUs. The possible CPUs, in
+ * order, i = 0 .. C - 1, and the queues q = 0 .. Q - 1:
+ *  - Q >= C: queue q belongs to CPU q mod C; a CPU with several walks them
+ *    in turn, so every queue is used;
+ *  - Q < C: CPU i uses queue i * Q / C: each queue serves a run of
+ *    consecutive CPUs (often siblings).
+ * The interrupts are not managed (as in the in-kernel virtio_crypto and
+ * virtio_net): when a queue's CPUs go offline its interrupt moves to another
+ * CPU instead of being shut down with requests in flight. With one
+ * interrupt for all queues (QEMU's default, vectors=2) the steering does
+ * nothing useful, the assignment still keeps CPUs off each other's locks.
+ */
+static int xov_map_queues(struct xov_dev *xd)
+{
+	unsigned int nr_cpus = num_possible_cpus(), q, i = 0, cpu;
+	cpumask_var_t mask;
+
+	xd->cpu_queues = kcalloc(nr_cpu_ids, sizeof(*xd->cpu_queues), GFP_KERNEL);
+	if (!xd->cpu_queues || !zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct xov_cpu_queues *cq = &xd->cpu_queues[cpu];
+
+		if (xd->nr_dataq >= nr_cpus) {
+			cq->first = i;
+			cq->stride = nr_cpus;
+			cq->count = (xd->nr_dataq - i + nr_cpus - 1) / nr_cpus;
+		} else {
+			cq->first = i * xd->nr_dataq / nr_cpus;
+			cq->stride = 1;
+			cq->count = 1;
+		}
+		i++;
+	}
+	for (q = 0; q < xd->nr_dataq; q++) {
+		cpumask_clear(mask);
+		for_each_possible_cpu(cpu) {
+			if (xov_cpu_has_queue(&xd->cpu_queues[cpu], q))
+				cpumask_set_cpu(cpu, mask);
+		}
+		/* Best effort: a mask of offline CPUs is refused, and harmless. */
+		virtqueue_set_affinity(xd->dataq[q].vq, mask);
+	}
+	free_cpumask_var(mask);
+	return 0;
+}
 
 static int xov_find_vqs(struct xov_dev *xd)
 {
@@ -626,6 +726,7 @@ static int xov_probe(struct virtio_device *vdev)
 {
 	u32 status, services, max_dataq, max_keylen;
 	struct xov_dev *xd;
+	unsigned int i;
 	u64 max_size;
 	int ret;
 
@@ -680,11 +781,16 @@ static int xov_probe(struct virtio_device *vdev)
 	/* The device counts the IV, source and destination against max_size. */
 	xd->eng.max_len = round_down(min_t(u64, (max_size - XTS_BLOCK_SIZE) / 2,
 					   U32_MAX), XTS_BLOCK_SIZE);
+
+	xd->eng.priority = xov_priority;
 	vdev->priv = xd;
 
 	ret = xov_find_vqs(xd);
 	if (ret)
 		goto err_free;
+	ret = xov_map_queues(xd);
+	if (ret)
+		goto err_vqs;
 	virtio_device_ready(vdev);
 
 	ret = xov_probe_keylen(xd, max_keylen);
@@ -701,9 +807,12 @@ static int xov_probe(struct virtio_device *vdev)
 
 err_vqs:
 	virtio_reset_device(vdev);
+	for (i = 0; xd->cpu_queues && i < xd->nr_dataq; i++)
+		virtqueue_set_affinity(xd->dataq[i].vq, NULL);
 	vdev->config->del_vqs(vdev);
 err_free:
 	vdev->priv = NULL;
+	kfree(xd->cpu_queues);
 	kfree(xd);
 	return ret;
 }

@@ -22,6 +22,7 @@
 #include <linux/kernel.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
+#include <linux/spinlock.h>
 #include <linux/sysfs.h>
 
 #include "engine.h"
@@ -63,6 +64,51 @@ s64 xo_stats_sum(struct xo_stats __percpu *s, enum xo_stat i)
 	return sum;
 }
 
+/*
+ * The engines whose counters count in the totals, and what freed engines
+ * counted. Readers hold the lock while they add up, so an engine folded in
+ * meanwhile is counted once.
+ */
+static DEFINE_SPINLOCK(xo_tracked_lock);
+static LIST_HEAD(xo_tracked);
+static s64 xo_retired[XO_NR_STATS];
+
+void xo_stats_track(struct xo_engine *eng)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&xo_tracked_lock, flags);
+	list_add_tail(&eng->stats_node, &xo_tracked);
+	spin_unlock_irqrestore(&xo_tracked_lock, flags);
+}
+
+void xo_stats_untrack(struct xo_engine *eng, bool fold)
+{
+	unsigned long flags;
+	enum xo_stat i;
+
+	/* The last reference may go in any context. */
+	spin_lock_irqsave(&xo_tracked_lock, flags);
+	list_del(&eng->stats_node);
+	for (i = 0; fold && i < XO_NR_STATS; i++)
+		xo_retired[i] += xo_stats_sum(eng->stats, i);
+	spin_unlock_irqrestore(&xo_tracked_lock, flags);
+}
+
+static s64 xo_total_sum(enum xo_stat i)
+{
+	struct xo_engine *eng;
+	unsigned long flags;
+	s64 sum;
+
+	spin_lock_irqsave(&xo_tracked_lock, flags);
+	sum = xo_stats_sum(xo_total_stats, i) + xo_retired[i];
+	list_for_each_entry(eng, &xo_tracked, stats_node)
+		sum += xo_stats_sum(eng->stats, i);
+	spin_unlock_irqrestore(&xo_tracked_lock, flags);
+	return sum;
+}
+
 static enum xo_stat xo_stat_index(const char *name)
 {
 	enum xo_stat i;
@@ -84,7 +130,8 @@ static int xo_stat_show(struct seq_file *m, void *unused)
 
 	if (i >= XO_NR_STATS)
 		return -EINVAL;
-	seq_printf(m, "%lld\n", xo_stats_sum(*s, i));
+	seq_printf(m, "%lld\n", s == &xo_total_stats ? xo_total_sum(i) :
+		   xo_stats_sum(*s, i));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(xo_stat);

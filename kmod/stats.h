@@ -2,7 +2,11 @@
 /*
  * Counters: per engine and in total, per CPU on the request path, summed
  * when read (per device through sysfs, the rest through debugfs: see
- * stats.c).
+ * stats.c). A request adds each counter once: what an engine does (requests,
+ * bytes, errors, in_flight, completed_async) to the engine's counters only,
+ * what the module does (fallbacks, sessions, deferred completions) to the
+ * totals only. Reading a total adds the engines' counters to it, and an
+ * engine's counters are folded into the totals when it is freed.
  */
 #ifndef XTS_OFFLOAD_STATS_H
 #define XTS_OFFLOAD_STATS_H
@@ -48,6 +52,13 @@ static inline void xo_stats_add(struct xo_stats __percpu *s, enum xo_stat i,
 s64 xo_stats_sum(struct xo_stats __percpu *s, enum xo_stat i);
 
 extern struct xo_stats __percpu *xo_total_stats;
+
+/*
+ * The engine's counters count in the totals from xo_stats_track() to
+ * xo_stats_untrack(), which folds them in (@fold) or drops them.
+ */
+void xo_stats_track(struct xo_engine *eng);
+void xo_stats_untrack(struct xo_engine *eng, bool fold);
 extern atomic_t xo_inject_errors;
 /* /sys/kernel/debug/xts_offload: engines may add <device>/ directories. */
 extern struct dentry *xo_debugfs;

@@ -602,6 +602,10 @@ def main():
 	p.add_argument('--crypto-queues', type=int, default=1,
 		       help='data queues of the virtio-crypto device (default 1); '
 		       'the guest sees the number as fdekit.crypto_queues=N')
+	p.add_argument('--crypto-vectors', type=int, default=None,
+		       help='MSI-X vectors of the virtio-crypto device (QEMU\'s '
+		       'default 2: one interrupt for all queues; data queues + 2 '
+		       'gives each queue its own)')
 	p.add_argument('--plain', action='store_true',
 		       help='pass the scripts\' output through, no TAP')
 	p.add_argument('--keep', action='store_true',
@@ -611,6 +615,11 @@ def main():
 	args = p.parse_args()
 	if not 1 <= args.crypto_queues <= 64:
 		die('--crypto-queues takes 1 to 64')
+	if args.crypto_vectors is not None:
+		if not 2 <= args.crypto_vectors <= 2048:
+			die('--crypto-vectors takes 2 to 2048')
+		# The device as first created and as plugged again.
+		CRYPTO_DEVICE['vectors'] = str(args.crypto_vectors)
 	sys.exit(run(args))
 
 
