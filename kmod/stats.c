@@ -70,6 +70,10 @@ s64 xo_stats_sum(struct xo_stats __percpu *s, enum xo_stat i)
  * meanwhile is counted once.
  */
 static DEFINE_SPINLOCK(xo_tracked_lock);
+/* The counters the request path keeps per engine only. */
+#define XO_ENGINE_ONLY_STATS (BIT(XO_STAT_REQUESTS) | BIT(XO_STAT_BYTES) | \
+			      BIT(XO_STAT_ERRORS) | BIT(XO_STAT_IN_FLIGHT) | \
+			      BIT(XO_STAT_ASYNC))
 static LIST_HEAD(xo_tracked);
 static s64 xo_retired[XO_NR_STATS];
 
@@ -91,7 +95,8 @@ void xo_stats_untrack(struct xo_engine *eng, bool fold)
 	spin_lock_irqsave(&xo_tracked_lock, flags);
 	list_del(&eng->stats_node);
 	for (i = 0; fold && i < XO_NR_STATS; i++)
-		xo_retired[i] += xo_stats_sum(eng->stats, i);
+		if (XO_ENGINE_ONLY_STATS & BIT(i))
+			xo_retired[i] += xo_stats_sum(eng->stats, i);
 	spin_unlock_irqrestore(&xo_tracked_lock, flags);
 }
 
@@ -101,8 +106,11 @@ static s64 xo_total_sum(enum xo_stat i)
 	unsigned long flags;
 	s64 sum;
 
+	sum = xo_stats_sum(xo_total_stats, i);
+	if (!(XO_ENGINE_ONLY_STATS & BIT(i)))
+		return sum;
 	spin_lock_irqsave(&xo_tracked_lock, flags);
-	sum = xo_stats_sum(xo_total_stats, i) + xo_retired[i];
+	sum += xo_retired[i];
 	list_for_each_entry(eng, &xo_tracked, stats_node)
 		sum += xo_stats_sum(eng->stats, i);
 	spin_unlock_irqrestore(&xo_tracked_lock, flags);

@@ -2,11 +2,11 @@
 /*
  * Counters: per engine and in total, per CPU on the request path, summed
  * when read (per device through sysfs, the rest through debugfs: see
- * stats.c). A request adds each counter once: what an engine does (requests,
- * bytes, errors, in_flight, completed_async) to the engine's counters only,
- * what the module does (fallbacks, sessions, deferred completions) to the
- * totals only. Reading a total adds the engines' counters to it, and an
- * engine's counters are folded into the totals when it is freed.
+ * stats.c). What an engine does on the request path (requests, bytes,
+ * errors, in_flight, completed_async) goes to the engine's counters only:
+ * reading such a total adds up the engines' counters, and an engine's are
+ * folded into the totals when it is freed. The other counters are added to
+ * the totals, and to the engine's where they concern one, where they occur.
  */
 #ifndef XTS_OFFLOAD_STATS_H
 #define XTS_OFFLOAD_STATS_H

@@ -8,7 +8,7 @@
 # data written through xts-aes-aesni.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xts-lib.sh"
-plan 72
+plan 77
 
 MIB=1048576
 DATA_MIB=4
@@ -94,6 +94,24 @@ xo_sessions_ready lbm0 || diag "lbm0: no engine sessions after 30 s"
 expect_eq "the key is on engine 1 (priority 20), none on engine 0" "0 2" \
 	"$(lb sessions) $(lb1 sessions)"
 xts_close lbm0
+# The virtio-crypto engine's priority is a parameter of its module.
+vdev=$(xo_vdev)
+# virtio_reload [PARAM=VALUE...]
+virtio_reload() {
+	xo_rmmod xts_offload_virtio && modprobe xts_offload_virtio "$@" >&2
+}
+check "xts_offload_virtio reloaded with priority=30" virtio_reload priority=30
+expect_eq "debugfs engines shows it ($vdev priority=30)" 30 "$(engine_field "$vdev" priority)"
+vs0=$(xo_dev_counter sessions)
+new_key /tmp/key 64
+xts_open lbm0 /dev/ram0 /tmp/key 512 4096 >&2
+rm -f /tmp/key
+xo_sessions_ready lbm0 || diag "lbm0: no engine sessions after 30 s"
+expect_eq "a new key goes to virtio-crypto (30) over the loopback engines (10, 20)" \
+	"0 0 $((vs0 + 2))" "$(lb sessions) $(lb1 sessions) $(xo_dev_counter sessions)"
+xts_close lbm0
+check "xts_offload_virtio reloaded with its default priority" virtio_reload
+expect_eq "debugfs engines shows priority=0" 0 "$(engine_field "$vdev" priority)"
 
 # 2. Declared capabilities: AES-128-XTS only, lengths in 4096-byte units,
 # out of place only. The engine counts what reaches it outside them.
