@@ -21,7 +21,9 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
+#include <asm/simd.h>
 #include <crypto/aes.h>
+#include <crypto/internal/simd.h>
 #include <crypto/internal/skcipher.h>
 #include <crypto/xts.h>
 
@@ -44,6 +46,11 @@ static unsigned int max_sessions = 256;
 module_param(max_sessions, uint, 0644);
 MODULE_PARM_DESC(max_sessions,
 		 "Device sessions this module holds per engine, two per key (default 256); keys beyond run in software and count in sessions_exhausted");
+
+static bool fallback_direct = true;
+module_param(fallback_direct, bool, 0644);
+MODULE_PARM_DESC(fallback_direct,
+		 "When the fallback is a SIMD wrapper (xts-aes-aesni*), call its synchronous inner algorithm directly whenever the FPU is usable, as the wrapper would (default yes; read when a tfm is allocated)");
 
 /*
  * Recomputation of failed engine requests, and the destruction of the
@@ -74,6 +81,7 @@ struct xo_binding {
 
 struct xo_tfm_ctx {
 	struct crypto_skcipher *fallback;
+	struct crypto_skcipher *direct;	/* the fallback's inner algorithm, or NULL */
 	struct xo_binding __rcu *binding;
 	struct mutex lock;		/* key, binding, bound_* */
 	struct work_struct rebind;	/* creates sessions, off the request path */
@@ -313,6 +321,14 @@ static int xo_setkey(struct crypto_skcipher *tfm, const u8 *key,
 	ret = crypto_skcipher_setkey(ctx->fallback, key, keylen);
 	if (ret)
 		return ret;
+	if (ctx->direct) {
+		crypto_skcipher_clear_flags(ctx->direct, CRYPTO_TFM_REQ_MASK);
+		crypto_skcipher_set_flags(ctx->direct, crypto_skcipher_get_flags(tfm) &
+					  CRYPTO_TFM_REQ_MASK);
+		ret = crypto_skcipher_setkey(ctx->direct, key, keylen);
+		if (ret)
+			return ret;
+	}
 
 	/*
 	 * The old key's sessions are retired, not destroyed here: jobs still
@@ -343,7 +359,13 @@ static int xo_fallback(struct skcipher_request *req, bool encrypt)
 	struct xo_req_ctx *rctx = skcipher_request_ctx(req);
 	struct skcipher_request *subreq = &rctx->fb.req;
 
-	skcipher_request_set_tfm(subreq, ctx->fallback);
+	/*
+	 * What the SIMD wrapper does itself, one call and one request fewer:
+	 * the inner algorithm while the FPU is usable, else the wrapper (which
+	 * then defers to cryptd).
+	 */
+	skcipher_request_set_tfm(subreq, ctx->direct && crypto_simd_usable() ?
+				 ctx->direct : ctx->fallback);
 	skcipher_request_set_callback(subreq, req->base.flags,
 				      req->base.complete, req->base.data);
 	memcpy(rctx->fb.iv, req->iv, XTS_BLOCK_SIZE);
@@ -717,10 +739,31 @@ static int xo_decrypt(struct skcipher_request *req)
 	return xo_crypt(req, false);
 }
 
+/*
+ * The SIMD wrapper's inner algorithm: the crypto API's SIMD helper wraps an
+ * internal, synchronous "__<driver>" and calls it directly whenever
+ * crypto_simd_usable(). NULL when the fallback is no such wrapper.
+ */
+static struct crypto_skcipher *xo_alloc_direct(struct crypto_skcipher *fallback)
+{
+	const char *drv = crypto_tfm_alg_driver_name(crypto_skcipher_tfm(fallback));
+	char name[CRYPTO_MAX_ALG_NAME];
+	struct crypto_skcipher *direct;
+
+	if (!fallback_direct ||
+	    snprintf(name, sizeof(name), "__%s", drv) >= sizeof(name))
+		return NULL;
+	direct = crypto_alloc_skcipher(name, CRYPTO_ALG_INTERNAL,
+				       CRYPTO_ALG_INTERNAL | CRYPTO_ALG_ASYNC |
+				       CRYPTO_ALG_ALLOCATES_MEMORY);
+	return IS_ERR(direct) ? NULL : direct;
+}
+
 static int xo_init_tfm(struct crypto_skcipher *tfm)
 {
 	struct xo_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
 	struct crypto_skcipher *fallback;
+	unsigned int subreq;
 
 	/* Never ourselves, and nothing that allocates per request. */
 	fallback = crypto_alloc_skcipher(crypto_tfm_alg_name(&tfm->base), 0,
@@ -730,6 +773,10 @@ static int xo_init_tfm(struct crypto_skcipher *tfm)
 		return PTR_ERR(fallback);
 
 	ctx->fallback = fallback;
+	ctx->direct = xo_alloc_direct(fallback);
+	subreq = crypto_skcipher_reqsize(fallback);
+	if (ctx->direct)
+		subreq = max(subreq, crypto_skcipher_reqsize(ctx->direct));
 	RCU_INIT_POINTER(ctx->binding, NULL);
 	mutex_init(&ctx->lock);
 	INIT_WORK(&ctx->rebind, xo_rebind_work);
@@ -740,8 +787,7 @@ static int xo_init_tfm(struct crypto_skcipher *tfm)
 	ctx->unbound_why = XO_STAT_FB_NOENGINE;
 	crypto_skcipher_set_reqsize(tfm, max(sizeof(struct xo_req_ctx),
 					     offsetof(struct xo_req_ctx, fb.req) +
-					     sizeof(struct skcipher_request) +
-					     crypto_skcipher_reqsize(fallback)));
+					     sizeof(struct skcipher_request) + subreq));
 	return 0;
 }
 
@@ -754,6 +800,7 @@ static void xo_exit_tfm(struct crypto_skcipher *tfm)
 	b = rcu_dereference_protected(ctx->binding, true);
 	if (b)
 		xo_binding_retire(b);
+	crypto_free_skcipher(ctx->direct);
 	crypto_free_skcipher(ctx->fallback);
 	memzero_explicit(ctx->key, sizeof(ctx->key));
 	mutex_destroy(&ctx->lock);

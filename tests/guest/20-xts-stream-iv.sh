@@ -1,12 +1,14 @@
 #!/bin/sh
 # One AF_ALG stream (the IV set once, then 16 requests of 64 KiB, as
 # kcapi-enc sends a file) gives the same ciphertext whichever path
-# xts_offload takes: the engine, the software fallback, or the engine
-# failing and the request recomputed. Every path leaves the IV as the
-# generic xts template does (unchanged), and decrypts the others' streams.
+# xts_offload takes: the engine, the software fallback (its SIMD wrapper's
+# inner algorithm called directly, and the wrapper itself with
+# fallback_direct=0), or the engine failing and the request recomputed.
+# Every path leaves the IV as the generic xts template does (unchanged),
+# and decrypts the others' streams.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xts-lib.sh"
-plan 10
+plan 13
 
 REF='xts(ecb(aes-generic))'
 check "xts_offload loaded with threshold=0" xo_ensure 0
@@ -37,6 +39,34 @@ r0=$(xo_total requests)
 check "fallback (threshold above every request): xts-aes-offload streams as $REF" \
 	xts-afalg stream xts-aes-offload "$REF"
 expect_eq "the engine took none of it" 0 $(($(xo_total requests) - r0))
+
+# inner_refs: references held on the SIMD wrappers' inner algorithms
+# (/proc/crypto, driver __xts-aes-*). A fallback holds one through the
+# wrapper's cryptd; a tfm with the direct path one more.
+inner_refs() {
+	awk '/^name/ { d = 0 } $1 == "driver" && $3 ~ /^__xts-aes/ { d = 1 }
+		d && $1 == "refcnt" { n += $3 } END { print n + 0 }' /proc/crypto
+}
+# refs_of_mapping: what opening one mapping on xts-aes-offload adds.
+refs_of_mapping() {
+	_r0=$(inner_refs)
+	new_key /tmp/key 64
+	xts_open fbd /dev/ram0 /tmp/key 512 4096 || return 1
+	rm -f /tmp/key
+	echo $(($(inner_refs) - _r0))
+	xts_close fbd
+}
+ramdisk 4 || bail "cannot create a ramdisk"
+direct_refs=$(refs_of_mapping)
+echo 0 >"$XO_PARAM/fallback_direct"
+wrapper_refs=$(refs_of_mapping)
+diag "references on the inner algorithm per mapping: $direct_refs (fallback_direct=1), $wrapper_refs (0)"
+expect_eq "fallback_direct=1: a tfm holds the wrapper's inner algorithm once more" \
+	$((wrapper_refs + 1)) "$direct_refs"
+check "fallback through the SIMD wrapper (fallback_direct=0): xts-aes-offload streams as $REF" \
+	xts-afalg stream xts-aes-offload "$REF"
+echo 1 >"$XO_PARAM/fallback_direct"
+check "and with it again (fallback_direct=1)" xts-afalg stream xts-aes-offload "$REF"
 echo 0 >"$XO_PARAM/threshold"
 
 echo 1000 >"$XO_DEBUGFS/inject_errors"
