@@ -349,6 +349,19 @@ static void xov_complete_reaped(struct xov_dataq *dq, struct list_head *done)
 }
 
 /*
+ * sg_init_one(), with the entry cleared inline: sg_init_table() calls the
+ * out-of-line memset, which for 32 bytes costs more than the rest of it
+ * (with ERMS a rep stosb per byte), twice per request.
+ */
+static __always_inline void xov_sg_one(struct scatterlist *sg, void *buf,
+				       unsigned int len)
+{
+	*sg = (struct scatterlist){};
+	sg_init_marker(sg, 1);
+	sg_set_buf(sg, buf, len);
+}
+
+/*
  * The submitting CPU's queue. Preemption may move the caller to another
  * CPU meanwhile: harmless, the queue lock serializes, the CPU only picks.
  */
@@ -389,8 +402,8 @@ static int xov_submit(struct xo_engine *eng, struct xo_job *job)
 	memcpy(vj->out.iv, job->iv, XTS_BLOCK_SIZE);
 	vj->status = VIRTIO_CRYPTO_ERR;
 
-	sg_init_one(&vj->out_sg, &vj->out, sizeof(vj->out));
-	sg_init_one(&vj->status_sg, &vj->status, sizeof(vj->status));
+	xov_sg_one(&vj->out_sg, &vj->out, sizeof(vj->out));
+	xov_sg_one(&vj->status_sg, &vj->status, sizeof(vj->status));
 	sgs[0] = &vj->out_sg;
 	sgs[1] = job->src;
 	sgs[2] = job->dst;
