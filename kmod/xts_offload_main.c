@@ -304,6 +304,17 @@ static void xo_rebind_work(struct work_struct *work)
 		xo_binding_retire(old);
 }
 
+/* The key for a software tfm of ours, with the caller's request flags. */
+static int xo_child_setkey(struct crypto_skcipher *tfm,
+			   struct crypto_skcipher *child, const u8 *key,
+			   unsigned int keylen)
+{
+	crypto_skcipher_clear_flags(child, CRYPTO_TFM_REQ_MASK);
+	crypto_skcipher_set_flags(child, crypto_skcipher_get_flags(tfm) &
+				  CRYPTO_TFM_REQ_MASK);
+	return crypto_skcipher_setkey(child, key, keylen);
+}
+
 static int xo_setkey(struct crypto_skcipher *tfm, const u8 *key,
 		     unsigned int keylen)
 {
@@ -315,20 +326,11 @@ static int xo_setkey(struct crypto_skcipher *tfm, const u8 *key,
 	if (ret)
 		return ret;
 
-	crypto_skcipher_clear_flags(ctx->fallback, CRYPTO_TFM_REQ_MASK);
-	crypto_skcipher_set_flags(ctx->fallback, crypto_skcipher_get_flags(tfm) &
-				  CRYPTO_TFM_REQ_MASK);
-	ret = crypto_skcipher_setkey(ctx->fallback, key, keylen);
+	ret = xo_child_setkey(tfm, ctx->fallback, key, keylen);
+	if (!ret && ctx->direct)
+		ret = xo_child_setkey(tfm, ctx->direct, key, keylen);
 	if (ret)
 		return ret;
-	if (ctx->direct) {
-		crypto_skcipher_clear_flags(ctx->direct, CRYPTO_TFM_REQ_MASK);
-		crypto_skcipher_set_flags(ctx->direct, crypto_skcipher_get_flags(tfm) &
-					  CRYPTO_TFM_REQ_MASK);
-		ret = crypto_skcipher_setkey(ctx->direct, key, keylen);
-		if (ret)
-			return ret;
-	}
 
 	/*
 	 * The old key's sessions are retired, not destroyed here: jobs still

@@ -60,19 +60,21 @@ expected_cpus() {
 	}'
 }
 
-map_as_documented() {
+# each_queue_matches WHAT CMD: for every data queue q, the output of
+# "CMD q" equals debugfs's CPU list of q.
+each_queue_matches() {
 	_q=0
 	while [ "$_q" -lt "$queues" ]; do
-		_got=$(queue_cpus "$_q")
-		_want=$(expected_cpus "$_q")
-		if [ "$_got" != "$_want" ]; then
-			echo "dataq.$_q: CPUs '$_got', expected '$_want'"
+		_got=$("$2" "$_q")
+		if [ "$_got" != "$(queue_cpus "$_q")" ]; then
+			echo "dataq.$_q: $1 '$_got', debugfs's CPUs '$(queue_cpus "$_q")'"
 			return 1
 		fi
 		_q=$((_q + 1))
 	done
 }
-check "queues are assigned to the $ncpu CPUs as documented" map_as_documented
+check "queues are assigned to the $ncpu CPUs as documented" \
+	each_queue_matches "documented assignment" expected_cpus
 
 # cpu_queues CPU: the queues whose CPU list holds CPU, one a line.
 cpu_queues() {
@@ -111,22 +113,17 @@ expand_list() {
 	}'
 }
 
-irq_affinity_matches() {
-	_q=0
-	while [ "$_q" -lt "$queues" ]; do
-		_irq=$(queue_irq "$_q")
-		_aff=$(expand_list "$(cat "/proc/irq/$_irq/smp_affinity_list")")
-		diag "dataq.$_q: interrupt $_irq, affinity $_aff"
-		if [ "$_aff" != "$(queue_cpus "$_q")" ]; then
-			echo "dataq.$_q: interrupt $_irq goes to $_aff, queue's CPUs $(queue_cpus "$_q")"
-			return 1
-		fi
-		_q=$((_q + 1))
-	done
+# irq_affinity Q: the CPUs data queue Q's interrupt may go to.
+irq_affinity() {
+	_irq=$(queue_irq "$1")
+	_aff=$(expand_list "$(cat "/proc/irq/$_irq/smp_affinity_list")")
+	echo "# dataq.$1: interrupt $_irq, affinity $_aff" >&2
+	echo "$_aff"
 }
 if [ -n "$(queue_irq 0)" ]; then
 	per_queue_irq=1
-	check "each queue's interrupt is steered to its CPUs (/proc/irq)" irq_affinity_matches
+	check "each queue's interrupt is steered to its CPUs (/proc/irq)" \
+		each_queue_matches "interrupt affinity" irq_affinity
 else
 	per_queue_irq=0
 	skip "each queue's interrupt is steered to its CPUs" \
