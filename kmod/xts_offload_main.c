@@ -498,19 +498,25 @@ static void xo_job_finish_work(struct work_struct *work)
 }
 
 /*
- * A softirq that interrupted a task inside submit_bio_noacct() (its
- * current->bio_list set) must not complete requests whose callbacks
- * submit bios: dm-crypt without its write workqueue submits the encrypted
- * clone from the completion, submit_bio_noacct() then adds it to the
- * interrupted task's list, and if the task was past the last look at that
- * list (or in the middle of updating it) the bio is lost and the write
- * never completes. Such completions go to xo_wq, where no list is active.
- * A submitter completing others in process context is inside its own
- * submit_bio and is not affected.
+ * A softirq must not complete requests whose callbacks submit bios while it
+ * interrupted a task with block-layer state of its own: dm-crypt without its
+ * write workqueue submits the encrypted clone from the completion, and the
+ * block layer takes the current task's state for it.
+ *  - Inside submit_bio_noacct() (current->bio_list set) the bio is added to
+ *    the interrupted task's list; if the task was past its last look at
+ *    the list (or in the middle of updating it) the bio is lost.
+ *  - Under a plug (current->plug set: blk_start_plug(), e.g. in io_submit())
+ *    a blk-mq device's request is added to the interrupted task's plug list,
+ *    which that task updates without excluding interrupts (flushing it,
+ *    or after its last flush on the way out of blk_finish_plug()): the
+ *    request is lost.
+ * Either way the write never completes. Such completions go to xo_wq, where
+ * neither is active. A submitter completing others in process context
+ * does so within its own submission and plug, and is not affected.
  */
 static bool xo_completion_must_wait(void)
 {
-	return in_serving_softirq() && current->bio_list;
+	return in_serving_softirq() && (current->bio_list || current->plug);
 }
 
 static void xo_job_done(struct xo_job *job, int err)

@@ -6,11 +6,15 @@
 # run must end (a completion in a softirq that interrupted a task inside
 # submit_bio once lost the bio: the write never completed), and data
 # written through the mapping reads back intact, and decrypts the same
-# under xts-aes-aesni.
+# under xts-aes-aesni. Then the same on null_blk, a blk-mq device: there a
+# completion in a softirq that interrupted a task under a plug (fio's
+# io_submit) once lost the request.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xts-lib.sh"
 ROUNDS=4
-plan $((5 + ROUNDS * 4 + 4))
+# null_blk: without the fix a round of the job file hung in its first run.
+NULLB_ROUNDS=2
+plan $((5 + ROUNDS * 4 + 4 + 2 + NULLB_ROUNDS + 1))
 
 check "xts_offload loaded with threshold=0" xo_ensure 0
 ramdisk 64 || bail "cannot create /dev/ram0"
@@ -24,18 +28,25 @@ dmsetup table nowq0 | grep -q 'no_read_workqueue.*no_write_workqueue\|no_write_w
 result "the mapping runs without dm-crypt's workqueues" $?
 check "the key's sessions exist" xo_sessions_ready nowq0
 
+# dm_inflight NAME: the mapping's reads and writes in flight (sysfs).
+dm_inflight() {
+	for _d in /sys/block/dm-*; do
+		[ "$(cat "$_d/dm/name" 2>/dev/null)" = "$1" ] && cat "$_d/inflight"
+	done
+}
+
 # fio_bounded LIMIT FIO-ARGS...: fio runs to its end within LIMIT seconds.
 fio_bounded() {
 	_limit=$1
 	shift
-	fio --name=nowq --filename=/dev/mapper/nowq0 --ioengine=libaio --direct=1 \
+	fio --name=nowq --filename=/dev/mapper/$FIO_MAPPING --ioengine=libaio --direct=1 \
 		--iodepth=1 --runtime=300ms --time_based --size=64M \
 		--output-format=terse "$@" >/dev/null 2>&1 &
 	_pid=$!
 	_t=0
 	while kill -0 "$_pid" 2>/dev/null; do
 		if [ "$_t" -ge $((_limit * 10)) ]; then
-			diag "fio $* still runs after $_limit s: dm inflight $(cat /sys/block/dm-0/inflight 2>/dev/null), engine in_flight $(xo_total in_flight)"
+			diag "fio $* still runs after $_limit s: dm inflight $(dm_inflight "$FIO_MAPPING"), engine in_flight $(xo_total in_flight)"
 			kill -9 "$_pid" 2>/dev/null
 			return 1
 		fi
@@ -45,6 +56,7 @@ fio_bounded() {
 	wait "$_pid"
 }
 
+FIO_MAPPING=nowq0
 r0=$(xo_total requests)
 i=1
 while [ $i -le $ROUNDS ]; do
@@ -69,5 +81,66 @@ result "open the same device under xts-aes-aesni" $?
 check "xts-aes-aesni decrypts what the engine encrypted without workqueues" \
 	readback_equal nowqref /tmp/plain
 xts_close nowqref
-rm -f /tmp/key
+
+# null_blk: blk-mq, no data kept; fio's libaio submissions run under a plug.
+modprobe null_blk nr_devices=1 gb=1 >&2 && [ -b /dev/nullb0 ] &&
+	cryptsetup open --type plain --cipher aes-xts-plain64 --hash plain \
+		--key-size 512 --sector-size 4096 \
+		--perf-no_read_workqueue --perf-no_write_workqueue \
+		--key-file - /dev/nullb0 nowq1 </tmp/key >&2
+result "a no-workqueue mapping on null_blk" $?
+check "its key's sessions exist" xo_sessions_ready nowq1
+FIO_MAPPING=nowq1
+# One fio run of the cells that hung in bench/fde-matrix: reads (as a
+# read/write mix of 100% reads, as there) and writes of 4k and 16m at
+# iodepth 1 and 32, 100 ms each, one after another.
+nullb_jobs() {
+	printf '[global]\nioengine=libaio\ndirect=1\nfilename=/dev/mapper/nowq1\ntime_based=1\nruntime=100ms\nstonewall\n'
+	for rw in read write; do
+		for qd in 1 32; do
+			for bs in 4k 16m; do
+				printf '[%s-%s-%s]\n' $rw $bs $qd
+				[ $rw = read ] && printf 'rw=rw\nrwmixread=100\n' || printf 'rw=write\n'
+				printf 'bs=%s\niodepth=%s\n' $bs $qd
+			done
+		done
+	done
+}
+nullb_jobs >/tmp/nowq.fio
+# fio_jobs_bounded LIMIT: the job file runs to its end within LIMIT seconds.
+fio_jobs_bounded() {
+	fio --output-format=terse /tmp/nowq.fio >/dev/null 2>&1 &
+	_pid=$!
+	_t=0
+	while kill -0 "$_pid" 2>/dev/null; do
+		if [ "$_t" -ge $(($1 * 10)) ]; then
+			diag "fio still runs after $1 s: dm inflight $(dm_inflight nowq1), engine in_flight $(xo_total in_flight)"
+			kill -9 "$_pid" 2>/dev/null
+			return 1
+		fi
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	wait "$_pid"
+}
+r0=$(xo_total requests)
+i=1
+while [ $i -le $NULLB_ROUNDS ]; do
+	if fio_jobs_bounded 300; then
+		ok "null_blk, round $i: reads and writes of 4k and 16m at iodepth 1 and 32 end"
+	else
+		# The mapping has a request that will never end: no more rounds.
+		while [ $i -le $NULLB_ROUNDS ]; do
+			not_ok "null_blk, round $i: reads and writes of 4k and 16m at iodepth 1 and 32 end"
+			i=$((i + 1))
+		done
+	fi
+	i=$((i + 1))
+done
+expect_ge "the engine took the I/O (requests +$(($(xo_total requests) - r0)))" \
+	$(($(xo_total requests) - r0)) 1000
+diag "completed asynchronously $(xo_total completed_async), of which from the workqueue $(xo_total completed_deferred)"
+xts_close nowq1
+rmmod null_blk
+rm -f /tmp/key /tmp/nowq.fio
 done_testing
