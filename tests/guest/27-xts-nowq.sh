@@ -35,6 +35,22 @@ dm_inflight() {
 	done
 }
 
+# fio_wait PID LIMIT WHAT: the fio run PID (on $FIO_MAPPING) ends within
+# LIMIT seconds, with its status; else it is killed and this fails.
+fio_wait() {
+	_t=0
+	while kill -0 "$1" 2>/dev/null; do
+		if [ "$_t" -ge $(($2 * 10)) ]; then
+			diag "$3 still runs after $2 s: dm inflight $(dm_inflight "$FIO_MAPPING"), engine in_flight $(xo_total in_flight)"
+			kill -9 "$1" 2>/dev/null
+			return 1
+		fi
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	wait "$1"
+}
+
 # fio_bounded LIMIT FIO-ARGS...: fio runs to its end within LIMIT seconds.
 fio_bounded() {
 	_limit=$1
@@ -42,18 +58,7 @@ fio_bounded() {
 	fio --name=nowq --filename=/dev/mapper/$FIO_MAPPING --ioengine=libaio --direct=1 \
 		--iodepth=1 --runtime=300ms --time_based --size=64M \
 		--output-format=terse "$@" >/dev/null 2>&1 &
-	_pid=$!
-	_t=0
-	while kill -0 "$_pid" 2>/dev/null; do
-		if [ "$_t" -ge $((_limit * 10)) ]; then
-			diag "fio $* still runs after $_limit s: dm inflight $(dm_inflight "$FIO_MAPPING"), engine in_flight $(xo_total in_flight)"
-			kill -9 "$_pid" 2>/dev/null
-			return 1
-		fi
-		sleep 0.1
-		_t=$((_t + 1))
-	done
-	wait "$_pid"
+	fio_wait $! "$_limit" "fio $*"
 }
 
 FIO_MAPPING=nowq0
@@ -110,18 +115,7 @@ nullb_jobs >/tmp/nowq.fio
 # fio_jobs_bounded LIMIT: the job file runs to its end within LIMIT seconds.
 fio_jobs_bounded() {
 	fio --output-format=terse /tmp/nowq.fio >/dev/null 2>&1 &
-	_pid=$!
-	_t=0
-	while kill -0 "$_pid" 2>/dev/null; do
-		if [ "$_t" -ge $(($1 * 10)) ]; then
-			diag "fio still runs after $1 s: dm inflight $(dm_inflight nowq1), engine in_flight $(xo_total in_flight)"
-			kill -9 "$_pid" 2>/dev/null
-			return 1
-		fi
-		sleep 0.1
-		_t=$((_t + 1))
-	done
-	wait "$_pid"
+	fio_wait $! "$1" "fio /tmp/nowq.fio"
 }
 r0=$(xo_total requests)
 i=1
