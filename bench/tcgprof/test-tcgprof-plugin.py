@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 
+from tap import Tap
+
 BASE = 0xFFFF0000		# real-mode CS base right after reset
 TAG = (0x46, 0x50)
 
@@ -98,15 +100,8 @@ def read_profile(path):
 def main():
 	plugin, qemu = sys.argv[1], sys.argv[2]
 	img, pcs = firmware()
-	n = 0
-	failed = 0
-
-	def ok(cond, desc):
-		nonlocal n, failed
-		n += 1
-		if not cond:
-			failed += 1
-		print(f'{"ok" if cond else "not ok"} {n} - {desc}', flush=True)
+	tap = Tap()
+	ok = tap.ok
 
 	with tempfile.TemporaryDirectory() as tmp:
 		bios = os.path.join(tmp, 'fw.bin')
@@ -167,8 +162,7 @@ def main():
 					   f'{what}: the final dump at exit goes on past the dump marker')
 				else:
 					ok(False, f'{what}: final dump written at exit')
-	print(f'1..{n}')
-	return 1 if failed else 0
+	return tap.done()
 
 
 if __name__ == '__main__':

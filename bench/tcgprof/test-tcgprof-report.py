@@ -10,6 +10,8 @@ import subprocess
 import sys
 import tempfile
 
+from tap import Tap
+
 KALLSYMS = """\
 ffffffff81000000 T _stext
 ffffffff81000000 T startup_64
@@ -49,16 +51,8 @@ B = [(0xffffffff81002000, 100),					# f_a: 100
 
 def main():
 	report = sys.argv[1]
-	n = failed = 0
-
-	def ok(cond, desc, extra=''):
-		nonlocal n, failed
-		n += 1
-		failed += not cond
-		print(f'{"ok" if cond else "not ok"} {n} - {desc}', flush=True)
-		if not cond and extra:
-			for line in extra.splitlines():
-				print(f'# {line}')
+	tap = Tap()
+	ok = tap.ok
 
 	with tempfile.TemporaryDirectory() as tmp:
 		def write(name, text):
@@ -137,8 +131,7 @@ def main():
 		r = run('--kallsyms', ks, bad)
 		ok(r.returncode != 0 and 'not a tcgprof profile' in r.stderr,
 		   'a file without the tcgprof header is refused', r.stderr)
-	print(f'1..{n}')
-	return 1 if failed else 0
+	return tap.done()
 
 
 if __name__ == '__main__':
