@@ -236,6 +236,7 @@ for bits_sector in 512:4096 256:512; do
 	done
 	req0=$(xo_dev_counter requests)
 	err0=$(xo_dev_counter errors)
+	busy0=$(xo_dev_counter fallback_busy)
 	cpu=0
 	while [ "$cpu" -lt "$ncpu" ]; do
 		mine=$(cpu_queues "$cpu" | tr "\n" " " | sed "s/ $//")
@@ -265,8 +266,13 @@ for bits_sector in 512:4096 256:512; do
 	done
 	req1=$(xo_dev_counter requests)
 	err1=$(xo_dev_counter errors)
-	expect_ge "$name: the device encrypted and decrypted every sector (requests +$((req1 - req0)))" \
-		$((req1 - req0)) $((2 * ncpu * sectors))
+	busy1=$(xo_dev_counter fallback_busy)
+	# With small sectors one CPU can fill its queue's ring faster than
+	# the device empties it: those requests spill to software by design
+	# (fallback_busy), how many depends on host scheduling. Every other
+	# sector must have gone to the device.
+	expect_ge "$name: the device took every sector its rings had room for (requests +$((req1 - req0)), ring full +$((busy1 - busy0)))" \
+		$((req1 - req0 + busy1 - busy0)) $((2 * ncpu * sectors))
 	expect_eq "$name: the device failed no request (errors)" 0 $((err1 - err0))
 
 	dd if=/tmp/plain of=/dev/mapper/mqref bs=64k oflag=direct conv=fsync 2>/dev/null ||

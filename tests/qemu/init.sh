@@ -29,6 +29,10 @@ stty -F /dev/ttyS1 raw -echo 2>/dev/null
 exec 3>/dev/ttyS1
 
 echo "#@guest $(uname -r)" >&3
+# The harness's self-test only: an untainted kernel crash before any script.
+if grep -qw fdekit.selftest_crash /proc/cmdline; then
+	echo c >/proc/sysrq-trigger
+fi
 while read -r name; do
 	[ -n "$name" ] || continue
 	echo "#@begin $name" >&3

@@ -15,7 +15,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(HERE, 'selftest')
 
-# (scripts, timeout, [(description, regex that must match a line of stdout)])
+RETRY = r'^# the kernel oopsed before any script ran, untainted .*booting once more$'
+
+# (scripts, timeout, [(description, regex that must match a line of stdout
+# [, exactly how many lines])], extra run-guest.py arguments)
 RUNS = [
 	(['01-pass.sh', '02-short.sh', '03-notok.sh', '04-exit.sh',
 	  '05-postcheck.sh', '06-panic.sh', '07-after.sh'], 300, [
@@ -30,11 +33,20 @@ RUNS = [
 		('scripts after the crash are reported', r'^not ok \d+ - 07-after\.sh: did not run$'),
 		('a kernel panic fails the kernel-log check', r'^not ok \d+ - kernel log shows no panic, oops or warning$'),
 		('the plan covers every result', r'^1\.\.\d+$'),
+		('a crash once scripts have run is not booted again', RETRY, 0),
 	]),
 	(['01-pass.sh', '08-hang.sh'], 25, [
 		('a hung guest fails', r'^not ok \d+ - 08-hang\.sh: guest timed out while it ran$'),
 		('the timeout is reported', r'^not ok \d+ - guest finished within 25 s$'),
 	]),
+	# An untainted kernel crash before the first script: booted once
+	# more, and a second one fails the run.
+	(['01-pass.sh'], 120, [
+		('an untainted crash before any script boots once more, once only', RETRY, 1),
+		('then the script is reported as not run', r'^not ok \d+ - 01-pass\.sh: did not run$'),
+		('and the kernel-log check fails', r'^not ok \d+ - kernel log shows no panic, oops or warning$'),
+		('the first boot reports no result of its own', r'^not ok 1 - 01-pass\.sh: did not run$'),
+	], ['--append', 'fdekit.selftest_crash']),
 ]
 
 
@@ -45,12 +57,14 @@ def main():
 	p.add_argument('--cache-dir', required=True)
 	args = p.parse_args()
 	n = failed = 0
-	for scripts, timeout, expects in RUNS:
+	for run in RUNS:
+		scripts, timeout, expects = run[:3]
+		extra = run[3] if len(run) > 3 else []
 		cmd = [sys.executable, os.path.join(HERE, 'run-guest.py'),
 		       '--kver', args.kver, '--module', args.module,
 		       '--cache-dir', args.cache_dir, '--timeout', str(timeout),
 		       '--host-tool', 'pass=/bin/true', '--host-tool', 'fail=/bin/false']
-		cmd += [os.path.join(FIX, s) for s in scripts]
+		cmd += extra + [os.path.join(FIX, s) for s in scripts]
 		r = subprocess.run(cmd, capture_output=True, text=True)
 		lines = r.stdout.splitlines()
 		for l in lines:
@@ -63,13 +77,15 @@ def main():
 			print(f'not ok {n} - run of {scripts[-1]} exits 1 (got {r.returncode})')
 			for l in r.stderr.splitlines():
 				print(f'# stderr: {l}')
-		for desc, rx in expects:
+		for desc, rx, *count in expects:
 			n += 1
-			if any(re.match(rx, l) for l in lines):
+			got = sum(1 for l in lines if re.match(rx, l))
+			if (got == count[0]) if count else got > 0:
 				print(f'ok {n} - {desc}')
 			else:
 				failed += 1
-				print(f'not ok {n} - {desc} (no line matches {rx})')
+				want = f'exactly {count[0]}' if count else 'at least 1'
+				print(f'not ok {n} - {desc} ({got} lines match {rx}, want {want})')
 	print(f'1..{n}')
 	return 1 if failed else 0
 
