@@ -418,8 +418,8 @@ def run(args):
 		workdir = tempfile.mkdtemp(prefix=f'run-{kver}-', dir=args.cache_dir)
 		initrd = os.path.join(workdir, 'initrd.cpio')
 		shutil.copyfile(base, initrd)
-		pristine = os.path.join(workdir, 'initrd-base.cpio')
-		shutil.copyfile(base, pristine)
+	# boot() appends the scripts' overlay: a second boot starts from here.
+	base_size = os.path.getsize(initrd)
 
 	try:
 		for attempt in (1, 2):
@@ -434,7 +434,7 @@ def run(args):
 				print(f'run-guest: {msg}', file=sys.stderr, flush=True)
 			else:
 				print(f'# {msg}', flush=True)
-			shutil.copyfile(pristine, initrd)
+			os.truncate(initrd, base_size)
 			for f in glob.glob(os.path.join(workdir, 'disk-*.img')) + [
 					os.path.join(workdir, 'tap.sock'),
 					os.path.join(workdir, 'qmp.sock')]:
