@@ -530,7 +530,7 @@ static const char *man_page;
 static void test_help_matches_man(void **state)
 {
 	struct fx *f = *state;
-	char man[32768], opt[64];
+	char man[65536], opt[64];
 	FILE *m = fopen(man_page, "r");
 	size_t n, checked = 0;
 
@@ -746,7 +746,13 @@ static void test_unlock_all(void **state)
 	assert_non_null(strstr(f->out, "range 0 unlocked (key file, Admin1"));
 	assert_null(strstr(f->out, "later"));
 	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_OK);
+	/* Run again (a warm reboot): nothing locked, so nothing to do, no key used. */
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--name", "later",
+			     "--no-prompt", NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "later: "));
+	assert_non_null(strstr(f->out, "range 0 already unlocked"));
 	/* A named noauto entry with a wrong key: one try, no retry, exit 11. */
+	power_cycle(f);
 	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--name", "later",
 			     "--no-prompt", NULL), EXIT_INCOMPLETE);
 	assert_non_null(strstr(f->out, "later: failed"));
@@ -774,6 +780,7 @@ static void test_unlock_all(void **state)
 	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", askpass, NULL),
 			 EXIT_OK);
 	assert_non_null(strstr(f->out, "(passphrase, Admin1"));
+	power_cycle(f);
 	write_table(f, tab, "root %s 0 clevis:%s/none.jwe transport=sedsim,retry=0,fallback=fail\n",
 		    f->drive, f->dir);
 	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", askpass, NULL),
@@ -828,15 +835,167 @@ static void test_opaltab_errors(void **state)
 	snprintf(tab, sizeof(tab), "%s/opaltab", f->dir);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		write_file(tab, bad[i][0], strlen(bad[i][0]));
-		assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, NULL), EXIT_USAGE);
-		if (!strstr(f->err, bad[i][1]))
-			fail_msg("table '%s': expected '%s' in: %s", bad[i][0], bad[i][1], f->err);
+		/* check-table refuses it, naming the entry and the reason... */
+		assert_int_equal(run(f, NULL, "check-table", "--table", tab, NULL), EXIT_USAGE);
+		if (!strstr(f->err, bad[i][1]) || !strstr(f->err, "entry 'a'"))
+			fail_msg("table '%s': expected entry 'a' and '%s' in: %s", bad[i][0], bad[i][1],
+				 f->err);
+		/* ...and at boot the entry fails alone, said on its line. */
+		assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--no-prompt", NULL),
+				 EXIT_INCOMPLETE);
+		if (!strstr(f->out, "failed: bad entry: ") || !strstr(f->out, bad[i][1]))
+			fail_msg("table '%s': expected the bad entry's line with '%s' in: %s", bad[i][0],
+				 bad[i][1], f->out);
 	}
+	/* A table that cannot be read at all is a usage error. */
+	assert_int_equal(run(f, NULL, "check-table", "--table", "/nonexistent/opaltab", NULL),
+			 EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", "/nonexistent/opaltab", NULL),
+			 EXIT_USAGE);
 	/* Good, with every option; nothing to do: all noauto. */
 	write_table(f, tab, "x wwn=naa.5000 0,3 keyfile:/k user=3,save,nosave,timeout=5,retry=0,"
 		    "readonly,fallback=fail,noauto,keep-mbr,transport=nvme # comment\n");
 	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, NULL), EXIT_OK);
 	assert_non_null(strstr(f->out, "no entry to unlock"));
+	assert_int_equal(run(f, NULL, "check-table", "--table", tab, NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "1 entry, all good"));
+	assert_int_equal(run(f, NULL, "check-table", "--table", tab, "--boot", NULL), EXIT_OK);
+	assert_null(strstr(f->out, "wwn=naa.5000"));	/* noauto: not for the initramfs */
+}
+
+/*
+ * One bad entry fails alone: the others are still unlocked at boot, a bad
+ * noauto entry is only reported, and check-table names each bad entry and
+ * prints the initramfs' table (no noauto entries) only for a good table.
+ */
+static void test_opaltab_entry_by_entry(void **state)
+{
+	struct fx *f = *state;
+	char tab[128];
+	uint8_t back[SEDSIM_BLOCK];
+
+	snprintf(tab, sizeof(tab), "%s/opaltab", f->dir);
+	setup_drive(f);
+	power_cycle(f);
+	write_table(f, tab, "root %s 0 keyfile:%s transport=sedsim # the root\n"
+		    "data serial=NOPE 1 keyfile:%s timout=5\n"
+		    "spare serial=NOPE 2 keyfile:%s noauto,frobnicate\n", f->drive, f->key, f->key,
+		    f->key);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--no-prompt", NULL),
+			 EXIT_INCOMPLETE);
+	assert_non_null(strstr(f->out, "root: "));
+	assert_non_null(strstr(f->out, "range 0 unlocked (key file, Admin1"));
+	assert_non_null(strstr(f->out, "data: failed: bad entry: line 2: unknown option 'timout=5'"));
+	assert_null(strstr(f->out, "spare"));
+	assert_non_null(strstr(f->err, "entry 'spare' (noauto) is bad: line 3: unknown option 'frobnicate'"));
+	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_OK);
+
+	assert_int_equal(run(f, NULL, "check-table", "--table", tab, "--boot", NULL), EXIT_USAGE);
+	assert_int_equal(f->out[0], 0);	/* no table for an image from a bad one */
+	assert_non_null(strstr(f->err, "entry 'data': line 2: unknown option 'timout=5'"));
+	assert_non_null(strstr(f->err, "entry 'spare' (noauto): line 3: unknown option 'frobnicate'"));
+	assert_non_null(strstr(f->err, "2 of 3 entries are bad"));
+
+	write_table(f, tab, "root %s 0 keyfile:%s transport=sedsim # the root\n"
+		    "\tspare  serial=NOPE 2 keyfile:%s noauto\n"
+		    "data serial=NOPE 1 keyfile:%s timeout=5   \n", f->drive, f->key, f->key, f->key);
+	assert_int_equal(run(f, NULL, "check-table", "--table", tab, "--boot", NULL), EXIT_OK);
+	{
+		char want[512];
+
+		snprintf(want, sizeof(want), "\nroot %s 0 keyfile:%s transport=sedsim\n"
+			 "data serial=NOPE 1 keyfile:%s timeout=5\n", f->drive, f->key, f->key);
+		if (!strstr(f->out, want) || strstr(f->out, "spare"))
+			fail_msg("check-table --boot printed:\n%s\nwant the lines:%s", f->out, want);
+	}
+	/* --json: the same lines as a list. */
+	assert_int_equal(run(f, NULL, "--json", "check-table", "--table", tab, "--boot", NULL),
+			 EXIT_OK);
+	{
+		json_object *j = json_out(f), *lines;
+
+		assert_true(json_object_object_get_ex(j, "boot", &lines));
+		assert_int_equal(json_object_array_length(lines), 2);
+		json_object_put(j);
+	}
+}
+
+/* An executable script at path. */
+static void write_script(const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void write_script(const char *path, const char *fmt, ...)
+{
+	char body[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(body, sizeof(body), fmt, ap);
+	va_end(ap);
+	write_file(path, body, strlen(body));
+	assert_int_equal(chmod(path, 0700), 0);
+}
+
+/*
+ * The fallback prompt: after the drive refuses the entry's key, after no
+ * time is left for the automatic steps (--deadline 0), again after a
+ * refused passphrase, and never more than prompt-tries= times (the
+ * fixture's TryLimit is 3: Admin1 must not be locked out).
+ */
+static void test_unlock_all_fallbacks(void **state)
+{
+	struct fx *f = *state;
+	char tab[128], ask[128], count[128];
+	uint8_t back[SEDSIM_BLOCK];
+
+	snprintf(tab, sizeof(tab), "%s/opaltab", f->dir);
+	snprintf(ask, sizeof(ask), "%s/askpass", f->dir);
+	snprintf(count, sizeof(count), "%s/asked", f->dir);
+	setup_drive(f);
+
+	/* The drive refuses the key file's key (a stale one): the prompt unlocks. */
+	power_cycle(f);
+	write_script(ask, "#!/bin/sh\necho x >>'%s'\ncat '%s'\n", count, f->key);
+	write_table(f, tab, "root %s 0 keyfile:%s transport=sedsim\n", f->drive, f->bad);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", ask, NULL), EXIT_OK);
+	assert_non_null(strstr(f->err, "the drive refused the key file key for Admin1: asking for the recovery key"));
+	assert_non_null(strstr(f->out, "range 0 unlocked (passphrase, Admin1"));
+	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_OK);
+	/* ...and with fallback=fail it is not asked. */
+	power_cycle(f);
+	write_table(f, tab, "root %s 0 keyfile:%s transport=sedsim,fallback=fail\n", f->drive, f->bad);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", ask, NULL),
+			 EXIT_INCOMPLETE);
+	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_LOCKED);
+
+	/* No time left for the automatic steps: straight to the prompt. */
+	write_table(f, tab, "root %s 0 clevis:%s/none.jwe transport=sedsim\n", f->drive, f->dir);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--deadline", "0",
+			     "--askpass", ask, NULL), EXIT_OK);
+	assert_non_null(strstr(f->err, "no time left"));
+	assert_non_null(strstr(f->out, "range 0 unlocked (passphrase, Admin1"));
+
+	/* A mistyped passphrase is asked again. */
+	power_cycle(f);
+	unlink(count);
+	write_script(ask, "#!/bin/sh\necho x >>'%s'\n"
+		     "if [ $(wc -l <'%s') -lt 2 ]; then echo typo; else cat '%s'; fi\n",
+		     count, count, f->key);
+	write_table(f, tab, "root %s 0 prompt transport=sedsim\n", f->drive);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", ask, NULL), EXIT_OK);
+	assert_non_null(strstr(f->err, "passphrase refused (1 of 3; each uses one of Admin1's tries)"));
+	assert_non_null(strstr(f->out, "range 0 unlocked (passphrase, Admin1"));
+
+	/* Never more than prompt-tries= refusals: Admin1 keeps a try. */
+	power_cycle(f);
+	write_script(ask, "#!/bin/sh\necho typo\n");
+	write_table(f, tab, "root %s 0 prompt transport=sedsim,prompt-tries=2\n", f->drive);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", ask, NULL),
+			 EXIT_INCOMPLETE);
+	assert_non_null(strstr(f->err, "2 passphrases refused, 2 of Admin1's tries used: not asking again (prompt-tries=2)"));
+	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_LOCKED);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, NULL), EXIT_OK);
+	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_OK);
 }
 
 /*
@@ -1259,6 +1418,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_lock_verifies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unlock_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_opaltab_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_opaltab_entry_by_entry, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unlock_all_fallbacks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_policy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keyfile_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_keep_data, setup, teardown),

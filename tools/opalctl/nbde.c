@@ -48,13 +48,7 @@ static uint64_t now_ms(void)
 
 /* ------------------------------------------------------------ children */
 
-/*
- * Run argv with stdin from in_fd (or, when in_fd < 0, from the bytes
- * in_data through a pipe), stdout into out_fd (or, when out_fd < 0, into
- * capture), stderr inherited. Killed, with its process group, after
- * timeout_ms. Returns the exit status (0..255), 128+signal, or -errno
- * (-ETIMEDOUT when killed for the timeout).
- */
+/* What a child reads and where its output goes. */
 struct child_io {
 	int in_fd;
 	const uint8_t *in_data;
@@ -64,18 +58,25 @@ struct child_io {
 	const char *curl_home;	/* CURL_HOME for the child, or NULL */
 };
 
-static int run_child(char *const argv[], struct child_io *io, uint64_t timeout_ms)
+/*
+ * Start argv as io says, in a process group of its own. When io->out_fd
+ * < 0 its stdout is a pipe whose read end goes to *out_pipe; when
+ * io->in_fd < 0, io->in_data is written to its stdin. Returns the pid or
+ * -errno.
+ */
+static pid_t spawn_child(char *const argv[], const struct child_io *io, int *out_pipe)
 {
-	int inp[2] = { -1, -1 }, outp[2] = { -1, -1 }, status = 0, rc = 0;
-	uint64_t end = now_ms() + timeout_ms;
+	int inp[2] = { -1, -1 }, outp[2] = { -1, -1 }, rc = 0;
 	pid_t pid;
 
-	if ((io->in_fd < 0 && pipe2(inp, O_CLOEXEC)) || (io->out_fd < 0 && pipe2(outp, O_CLOEXEC)))
-		return -errno;
+	if ((io->in_fd < 0 && pipe2(inp, O_CLOEXEC)) || (io->out_fd < 0 && pipe2(outp, O_CLOEXEC))) {
+		rc = -errno;
+		goto fail;
+	}
 	pid = fork();
 	if (pid < 0) {
 		rc = -errno;
-		goto out;
+		goto fail;
 	}
 	if (pid == 0) {
 		setpgid(0, 0);
@@ -90,65 +91,17 @@ static int run_child(char *const argv[], struct child_io *io, uint64_t timeout_m
 	setpgid(pid, pid);
 	if (io->in_fd < 0) {
 		close(inp[0]);
-		inp[0] = -1;
 		/* A PIN fits in the pipe's buffer: no deadlock with the child. */
 		if (io->in_len && write(inp[1], io->in_data, io->in_len) != (ssize_t)io->in_len)
-			rc = -EIO;
+			kill(-pid, SIGKILL);
 		close(inp[1]);
-		inp[1] = -1;
 	}
 	if (io->out_fd < 0) {
 		close(outp[1]);
-		outp[1] = -1;
-		for (;;) {
-			struct pollfd p = { .fd = outp[0], .events = POLLIN };
-			uint64_t t = now_ms();
-			ssize_t n;
-
-			if (t >= end) {
-				rc = -ETIMEDOUT;
-				break;
-			}
-			n = poll(&p, 1, (int)(end - t));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n == 0)
-				continue;
-			n = read(outp[0], io->capture->data + io->capture->len,
-				 io->capture->cap - io->capture->len);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			io->capture->len += (size_t)n;
-			if (io->capture->len == io->capture->cap) {
-				rc = -EFBIG;
-				break;
-			}
-		}
+		*out_pipe = outp[0];
 	}
-	/* Wait for the exit, bounded; kill the whole group at the deadline. */
-	for (;;) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR) {
-			rc = rc ? rc : -errno;
-			break;
-		}
-		if (rc == -ETIMEDOUT || rc == -EFBIG || now_ms() >= end) {
-			kill(-pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			if (!rc)
-				rc = -ETIMEDOUT;
-			break;
-		}
-		usleep(20000);
-	}
-	if (!rc)
-		rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-out:
+	return pid;
+fail:
 	for (int i = 0; i < 2; i++) {
 		if (inp[i] >= 0)
 			close(inp[i]);
@@ -156,6 +109,84 @@ out:
 			close(outp[i]);
 	}
 	return rc;
+}
+
+/*
+ * Wait for pid's exit until end (monotonic ms); at end, or at once when
+ * kill_now, its whole group is killed. Returns the exit status (0..255),
+ * 128+signal, or -ETIMEDOUT when it had to be killed for the time.
+ */
+static int reap_child(pid_t pid, uint64_t end, bool kill_now)
+{
+	int status = 0;
+
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			return -errno;
+		if (kill_now || now_ms() >= end) {
+			kill(-pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return kill_now ? 128 + SIGKILL : -ETIMEDOUT;
+		}
+		usleep(20000);
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * Read fd into capture until end of file, end (monotonic ms), or capture
+ * full. Returns 0, -ETIMEDOUT or -EFBIG.
+ */
+static int capture_output(int fd, struct secret *capture, uint64_t end)
+{
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		uint64_t t = now_ms();
+		ssize_t n;
+
+		if (t >= end)
+			return -ETIMEDOUT;
+		n = poll(&p, 1, (int)(end - t));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0)
+			continue;
+		n = read(fd, capture->data + capture->len, capture->cap - capture->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		capture->len += (size_t)n;
+		if (capture->len == capture->cap)
+			return -EFBIG;
+	}
+}
+
+/*
+ * Run argv with stdin from in_fd (or, when in_fd < 0, from the bytes
+ * in_data through a pipe), stdout into out_fd (or, when out_fd < 0, into
+ * capture), stderr inherited. Killed, with its process group, after
+ * timeout_ms. Returns the exit status (0..255), 128+signal, or -errno
+ * (-ETIMEDOUT when killed for the timeout).
+ */
+static int run_child(char *const argv[], struct child_io *io, uint64_t timeout_ms)
+{
+	uint64_t end = now_ms() + timeout_ms;
+	int out = -1, rc = 0, st;
+	pid_t pid = spawn_child(argv, io, &out);
+
+	if (pid < 0)
+		return pid;
+	if (out >= 0) {
+		rc = capture_output(out, io->capture, end);
+		close(out);
+	}
+	st = reap_child(pid, end, rc != 0);
+	return rc ? rc : st;
 }
 
 /*
@@ -580,7 +611,7 @@ static void table_jwe(struct ctx *c, const struct opaltab_entry *tab, size_t n, 
 	for (size_t i = 0; i < n; i++) {
 		const struct opaltab_entry *e = &tab[i];
 
-		if (e->key_kind != OPALTAB_KEY_CLEVIS || e->user != user)
+		if (e->bad || e->key_kind != OPALTAB_KEY_CLEVIS || e->user != user)
 			continue;
 		if ((e->dev_kind == OPALTAB_DEV_PATH && realpath(e->dev, other) && !strcmp(other, dev)) ||
 		    (e->dev_kind == OPALTAB_DEV_SERIAL && !strcmp(e->dev, id))) {
@@ -721,19 +752,38 @@ void text_slots(struct ctx *c, json_object *res)
 
 /* ---------------------------------------------------------- unlock-all */
 
+/* The longest pause between two attempts to get a key while a prompt waits. */
+#define FETCH_BACKOFF_MAX_S 8
+
+/*
+ * The run's bounds: automatic steps (device waits, key attempts) end at
+ * end; prompts, where a person answers, share one budget of their own
+ * after it, so the whole run ends by end + --prompt-timeout.
+ */
 struct deadline {
-	uint64_t end;	/* 0: none */
+	bool set;		/* --deadline given (0 included) */
+	uint64_t end;		/* automatic steps, monotonic ms */
+	uint64_t prompt_ms;	/* the prompt budget */
 };
 
 static uint64_t remaining_ms(const struct deadline *d, uint64_t want)
 {
 	uint64_t t = now_ms();
 
-	if (!d->end)
+	if (!d->set)
 		return want;
 	if (t >= d->end)
 		return 0;
 	return d->end - t < want ? d->end - t : want;
+}
+
+/*
+ * When a prompt must end: with a deadline, its shared budget after it;
+ * without one, the budget from now.
+ */
+static uint64_t prompt_end(const struct deadline *d)
+{
+	return (d->set ? d->end : now_ms()) + d->prompt_ms;
 }
 
 static bool read_attr(const char *path, char *out, size_t cap)
@@ -823,44 +873,186 @@ static bool wait_device(const struct opaltab_entry *e, const struct deadline *dl
 	}
 }
 
-/*
- * How long a passphrase prompt waits: a person is asked, so not cut short
- * by what the automatic attempts used of the deadline; at most
- * --prompt-timeout (default 120 s), or what is left of the deadline when
- * that is longer.
- */
-static uint64_t prompt_ms(const struct ctx *c, const struct deadline *dl)
-{
-	uint64_t own = (uint64_t)(c->prompt_timeout_s ? c->prompt_timeout_s : 120) * 1000;
-	uint64_t left = remaining_ms(dl, UINT64_MAX);
+/* ------------------------------------------------ asking and Tang at once */
 
-	return dl->end && left > own ? left : own;
+/*
+ * A key sought in the background (clevis decrypt, retried with backoff)
+ * while a person is asked: the first key that works wins, and the other
+ * is cancelled.
+ */
+struct key_fetch {
+	pid_t pid;	/* 0: none running */
+	int fd;		/* the key arrives here (end of file: given up) */
+};
+
+static void fetch_stop(struct key_fetch *f)
+{
+	if (f->pid > 0)
+		reap_child(f->pid, 0, true);
+	if (f->fd >= 0)
+		close(f->fd);
+	f->pid = 0;
+	f->fd = -1;
 }
 
-/* Ask for a passphrase: --askpass, else the terminal with echo off. */
-static int ask_passphrase(struct ctx *c, const char *prompt, const struct deadline *dl,
-			  struct secret *out)
+/*
+ * Start trying the entry's JWE until end (monotonic ms): a process of its
+ * own, whose clevis calls say nothing on the console while the prompt is
+ * there. Without it (fork failed) the prompt is still asked.
+ */
+static void fetch_start(const struct opaltab_entry *e, uint64_t end, struct key_fetch *f)
 {
+	int p[2];
+	pid_t pid;
+
+	f->pid = 0;
+	f->fd = -1;
+	if (pipe2(p, O_CLOEXEC))
+		return;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (pid == 0) {
+		struct secret *key = secret_new();
+		unsigned int backoff = 1;
+		char why[600];
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		setpgid(0, 0);
+		close(p[0]);
+		if (null >= 0)
+			dup2(null, 2);
+		while (key) {
+			uint64_t t = now_ms(), left = t < end ? end - t : 0;
+			uint64_t each = (uint64_t)e->timeout_s * 1000;
+
+			if (left < 1000)
+				break;
+			if (!clevis_decrypt(e->key_path, (unsigned int)((left < each ? left : each) / 1000),
+					    key, why, sizeof(why))) {
+				bool sent = write(p[1], key->data, key->len) == (ssize_t)key->len;
+
+				secret_free(key);
+				_exit(sent ? 0 : 1);
+			}
+			t = now_ms();
+			if (t + backoff * 1000u >= end)
+				break;
+			sleep(backoff);
+			backoff = backoff * 2 > FETCH_BACKOFF_MAX_S ? FETCH_BACKOFF_MAX_S : backoff * 2;
+		}
+		secret_free(key);
+		_exit(1);
+	}
+	setpgid(pid, pid);
+	close(p[1]);
+	f->pid = pid;
+	f->fd = p[0];
+}
+
+/*
+ * The fetcher's fd is readable: its key into out (0), or it gave up
+ * (-ENOKEY). Either way it is over.
+ */
+static int fetch_collect(struct key_fetch *f, struct secret *out)
+{
+	int rc;
+
 	out->len = 0;
+	rc = capture_output(f->fd, out, now_ms() + 5000);
+	close(f->fd);
+	f->fd = -1;
+	if (reap_child(f->pid, now_ms() + 5000, false) || rc || !out->len || out->len > OPAL_PIN_MAX) {
+		explicit_bzero(out->data, out->cap);
+		out->len = 0;
+		rc = -ENOKEY;
+	}
+	f->pid = 0;
+	return rc;
+}
+
+/*
+ * Ask for a passphrase until end: --askpass, else the terminal with echo
+ * off. Gives up as soon as wake_fd (>= 0) is readable: returns 1 (the
+ * askpass is terminated). 0: the passphrase in out; else -errno.
+ */
+static int ask_passphrase(struct ctx *c, const char *prompt, uint64_t end, struct secret *out,
+			  int wake_fd)
+{
+	uint64_t t = now_ms();
+	int rc;
+
+	out->len = 0;
+	if (t >= end)
+		return -ETIMEDOUT;
 	if (c->askpass) {
 		char *const argv[] = { (char *)c->askpass, (char *)prompt, NULL };
 		struct child_io io = { .in_fd = 0, .out_fd = -1, .capture = out };
-		int rc = run_child(argv, &io, prompt_ms(c, dl));
+		int fd = -1;
+		pid_t pid = spawn_child(argv, &io, &fd);
+		bool woken = false;
 
+		if (pid < 0)
+			return pid;
+		rc = 0;
+		while (!rc) {
+			struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
+					       { .fd = wake_fd, .events = POLLIN } };
+			ssize_t n;
+
+			t = now_ms();
+			if (t >= end) {
+				rc = -ETIMEDOUT;
+				break;
+			}
+			n = poll(p, wake_fd >= 0 ? 2 : 1, (int)(end - t));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				continue;
+			if (wake_fd >= 0 && p[1].revents) {
+				woken = true;
+				break;
+			}
+			n = read(fd, out->data + out->len, out->cap - out->len);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			out->len += (size_t)n;
+			if (out->len == out->cap)
+				rc = -EFBIG;
+		}
+		close(fd);
+		if (woken) {
+			/* A polite end first: plymouth or the agent take the prompt down. */
+			kill(-pid, SIGTERM);
+			reap_child(pid, now_ms() + 1000, false);
+			explicit_bzero(out->data, out->cap);
+			out->len = 0;
+			return 1;
+		}
+		{
+			int st = reap_child(pid, rc ? 0 : end, rc != 0);
+
+			rc = rc ? rc : st ? -EIO : 0;
+		}
 		if (rc) {
 			explicit_bzero(out->data, out->cap);
 			out->len = 0;
-			return rc < 0 ? rc : -EIO;
+			return rc;
 		}
 	} else {
 		int fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
-		int rc;
 
 		if (fd < 0)
 			fd = dup(fileno(c->in));
 		if (fd < 0)
 			return -errno;
-		rc = secret_read_line(out, fd, prompt, (unsigned int)prompt_ms(c, dl));
+		rc = secret_read_line_or(out, fd, prompt, (unsigned int)(end - t), wake_fd);
 		close(fd);
 		if (rc)
 			return rc;
@@ -871,12 +1063,37 @@ static int ask_passphrase(struct ctx *c, const char *prompt, const struct deadli
 	return out->len ? 0 : -ENODATA;
 }
 
+/* Nobody answers (no terminal, the askpass failed): wait for the fetcher alone. */
+static int wait_fetch(struct key_fetch *f, uint64_t end)
+{
+	for (;;) {
+		struct pollfd p = { .fd = f->fd, .events = POLLIN };
+		uint64_t t = now_ms();
+		int n;
+
+		if (t >= end)
+			return -ETIMEDOUT;
+		n = poll(&p, 1, (int)(end - t));
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n > 0)
+			return 1;
+	}
+}
+
+/* ------------------------------------------------------------- entries */
+
 static bool named(const struct ctx *c, const char *name)
 {
 	for (unsigned int i = 0; i < c->nnames; i++)
 		if (!strcmp(c->names[i], name))
 			return true;
 	return false;
+}
+
+static const char *entry_transport(const struct ctx *c, const struct opaltab_entry *e)
+{
+	return e->transport[0] ? e->transport : c->transport;
 }
 
 /*
@@ -898,7 +1115,7 @@ static int unlock_ranges(struct ctx *c, const struct opaltab_entry *e, const cha
 		sub.jout = json_object_new_object();
 		sub.command = NULL;
 		sub.devpath = path;
-		sub.transport = e->transport[0] ? e->transport : c->transport;
+		sub.transport = entry_transport(c, e);
 		sub.range = (int)e->ranges[i];
 		sub.user = (int)user;
 		sub.read_only = e->readonly;
@@ -919,6 +1136,28 @@ static int unlock_ranges(struct ctx *c, const struct opaltab_entry *e, const cha
 		json_object_put(sub.jout);
 	}
 	return rc;
+}
+
+/*
+ * Nothing on the drive is locked (Level 0 Discovery's Locking feature:
+ * locking enabled, Locked clear), as after a warm reboot of a drive that
+ * locks only on power loss: the entry needs no key. Unknown counts as
+ * locked.
+ */
+static bool drive_unlocked(struct ctx *c, const struct opaltab_entry *e, const char *path)
+{
+	struct opalctl_dev *dev;
+	struct opal_discovery d;
+	char why[160];
+	int rc;
+
+	if (opalctl_dev_open(path, entry_transport(c, e), c->timeout_ms, true, &dev, why,
+			     sizeof(why)))
+		return false;
+	rc = dev->be.ops->discovery ? dev->be.ops->discovery(&dev->be, &d) : OPAL_ERR_UNSUPPORTED;
+	opalctl_dev_close(dev);
+	return !rc && d.locking && (d.locking_flags & OPAL_LF_ENABLED) &&
+	       !(d.locking_flags & OPAL_LF_LOCKED);
 }
 
 static const char *key_kind_name(enum opaltab_key k)
@@ -942,26 +1181,76 @@ static int entry_failed(json_object *res, int code, const char *fmt, ...)
 	return code;
 }
 
+/* The first clevis attempts, in the foreground: 0 and the key, or why not. */
+static int clevis_attempts(struct ctx *c, const struct opaltab_entry *e, const struct deadline *dl,
+			   unsigned int attempts, struct secret *key, char *why, size_t whylen)
+{
+	/*
+	 * Retry only getting the key (server down, TPM busy), with backoff.
+	 * A key the drive refuses is never retried: every try counts against
+	 * the authority's TryLimit.
+	 */
+	for (unsigned int attempt = 0; attempt < attempts; attempt++) {
+		uint64_t left = remaining_ms(dl, (uint64_t)e->timeout_s * 1000);
+		unsigned int backoff = 1u << (attempt < 4 ? attempt : 4);
+
+		if (!left) {
+			snprintf(why, whylen, "no time left for getting the key (--deadline)");
+			fprintf(c->err, "opalctl: %s: %s\n", e->name, why);
+			break;
+		}
+		if (!clevis_decrypt(e->key_path, (unsigned int)((left + 999) / 1000), key, why, whylen))
+			return 0;
+		fprintf(c->err, "opalctl: %s: attempt %u of %u: %s\n", e->name, attempt + 1, attempts,
+			why);
+		if (access(e->key_path, R_OK))
+			break;	/* no JWE to read: waiting will not bring it */
+		if (attempt + 1 < attempts && remaining_ms(dl, backoff * 1000u) >= backoff * 1000u)
+			sleep(backoff);
+	}
+	return -ENOKEY;
+}
+
 /*
  * One entry: device, key, unlock; what happened goes into res ("name",
  * "ranges", "unlocked", and "device", "key", "authority", the S3 state
  * once known; "error" when it failed before the drive was asked).
  * Returns 0 or an exit code.
+ *
+ * The key: the entry's source first (a clevis JWE, a key file, or a
+ * prompt). When that cannot give a key, or the drive refuses it, and the
+ * entry may fall back to a prompt, a person is asked for the recovery key
+ * (Admin1), again after a refusal; while the prompt
+ * waits, the JWE is tried again in the background, and whichever key comes
+ * first is used.
+ *
+ * Each refused passphrase uses one of the authority's tries (its TryLimit,
+ * often 5, 0 for none; reaching it locks the authority out until a power
+ * cycle), and no Opal drive lets anyone but an admin read how many are
+ * left: an entry stops asking after prompt-tries= refusals (default 3,
+ * which leaves a try on any drive whose TryLimit is 4 or more).
  */
 static int unlock_entry(struct ctx *c, const struct opaltab_entry *e, const struct deadline *dl,
 			json_object *res)
 {
 	char path[300], why[600] = "", prompt[400], ranges[40] = "", auth[16];
 	json_object *jr = json_object_new_array();
+	struct key_fetch fetch = { 0, -1 };
 	struct secret *key;
 	enum opaltab_key used = e->key_kind;
 	unsigned int user = e->user;
 	bool have_key = false, saved = false;
+	bool can_prompt = !c->no_prompt && (e->key_kind == OPALTAB_KEY_PROMPT || e->fallback_prompt);
+	uint64_t start = now_ms();
+	unsigned int refused = 0;
 	int rc = 0;
 
 	json_object_object_add(res, "name", json_object_new_string(e->name));
 	json_object_object_add(res, "ranges", jr);
 	json_object_object_add(res, "unlocked", jbool(false));
+	if (e->bad)
+		return entry_failed(res, EXIT_USAGE, "bad entry: %s: fix the table (see opaltab(5))",
+				    e->error);
 	for (unsigned int i = 0, l = 0; i < e->nranges; i++) {
 		json_object_array_add(jr, json_object_new_int((int)e->ranges[i]));
 		if (l < sizeof(ranges))
@@ -976,34 +1265,25 @@ static int unlock_entry(struct ctx *c, const struct opaltab_entry *e, const stru
 		return entry_failed(res, EXIT_DEVICE, "device %s%s not found within %u s",
 				    e->dev_kind == OPALTAB_DEV_SERIAL ? "serial=" :
 				    e->dev_kind == OPALTAB_DEV_WWN ? "wwn=" : "",
-				    e->dev, e->timeout_s);
+				    e->dev, (unsigned int)((now_ms() - start + 500) / 1000));
 	}
 	json_object_object_add(res, "device", json_object_new_string(path));
+	if (drive_unlocked(c, e, path)) {
+		secret_free(key);
+		json_object_object_add(res, "unlocked", jbool(true));
+		json_object_object_add(res, "already_unlocked", jbool(true));
+		json_object_object_add(res, "key", json_object_new_string("none"));
+		return 0;
+	}
 	if (e->key_kind == OPALTAB_KEY_CLEVIS) {
-		/*
-		 * Retry only getting the key (server down, TPM busy), with
-		 * backoff. A key the drive refuses is never retried: every try
-		 * counts against the authority's TryLimit.
-		 */
-		for (unsigned int attempt = 0; attempt <= e->retry; attempt++) {
-			uint64_t left = remaining_ms(dl, (uint64_t)e->timeout_s * 1000);
-			unsigned int backoff = 1u << (attempt < 4 ? attempt : 4);
-
-			if (!left) {
-				snprintf(why, sizeof(why), "deadline reached");
-				break;
-			}
-			if (!clevis_decrypt(e->key_path, (unsigned int)((left + 999) / 1000), key, why,
-					    sizeof(why))) {
-				have_key = true;
-				break;
-			}
-			fprintf(c->err, "opalctl: %s: attempt %u of %u: %s\n", e->name, attempt + 1,
-				e->retry + 1, why);
-			if (access(e->key_path, R_OK))
-				break;	/* no JWE to read: waiting will not bring it */
-			if (attempt < e->retry && remaining_ms(dl, backoff * 1000u) >= backoff * 1000u)
-				sleep(backoff);
+		/* With a prompt to fall back on, one attempt before it. */
+		have_key = !clevis_attempts(c, e, dl, can_prompt ? 1 : e->retry + 1, key, why,
+					    sizeof(why));
+		if (!have_key && can_prompt && !access(e->key_path, R_OK)) {
+			fetch_start(e, prompt_end(dl), &fetch);
+			if (fetch.pid > 0)
+				fprintf(c->err, "opalctl: %s: asking for the recovery key; %s is tried again meanwhile\n",
+					e->name, e->key_path);
 		}
 	} else if (e->key_kind == OPALTAB_KEY_FILE) {
 		int r = keyfile_mode_ok(c, e->key_path) ? -EPERM : secret_read(key, e->key_path, c->in);
@@ -1014,35 +1294,84 @@ static int unlock_entry(struct ctx *c, const struct opaltab_entry *e, const stru
 		else
 			have_key = true;
 	}
-	if (!have_key && (e->key_kind == OPALTAB_KEY_PROMPT || e->fallback_prompt) && !c->no_prompt) {
-		/* The passphrase is the recovery key unless the entry is a user's prompt. */
-		if (e->key_kind != OPALTAB_KEY_PROMPT)
-			user = 0;
-		snprintf(prompt, sizeof(prompt), "Passphrase for %s (%s, range %s)", e->name, path,
-			 ranges);
-		if (!ask_passphrase(c, prompt, dl, key)) {
-			have_key = true;
-			used = OPALTAB_KEY_PROMPT;
-		} else if (!why[0]) {
-			snprintf(why, sizeof(why), "no passphrase given");
-		}
-	}
-	if (!have_key) {
-		secret_free(key);
-		return entry_failed(res, EXIT_KEYFILE, "%s",
-				    why[0] ? why : "no key source left (prompting is off)");
-	}
-	snprintf(auth, sizeof(auth), "%s%u", user ? "User" : "Admin", user ? user : 1);
-	json_object_object_add(res, "key", json_object_new_string(key_kind_name(used)));
-	json_object_object_add(res, "authority", json_object_new_string(auth));
-	{
-		struct opal_key k = key_of(key);
+	snprintf(prompt, sizeof(prompt), "Passphrase for %s (%s, range %s)", e->name, path, ranges);
+	for (;;) {
+		bool was_prompt;
 
-		rc = unlock_ranges(c, e, path, user, &k, &saved);
+		if (have_key) {
+			struct opal_key k = key_of(key);
+
+			snprintf(auth, sizeof(auth), "%s%u", user ? "User" : "Admin", user ? user : 1);
+			rc = unlock_ranges(c, e, path, user, &k, &saved);
+			if (!rc)
+				break;
+			was_prompt = used == OPALTAB_KEY_PROMPT;
+			if (rc == EXIT_AUTH && was_prompt)
+				refused++;
+			if ((rc != EXIT_AUTH && rc != EXIT_LOCKED_OUT) || !can_prompt ||
+			    (was_prompt && (rc == EXIT_LOCKED_OUT || refused >= e->prompt_tries))) {
+				if (was_prompt && rc == EXIT_AUTH)
+					fprintf(c->err, "opalctl: %s: %u passphrase%s refused, %u of %s's tries used: not asking again (prompt-tries=%u)\n",
+						e->name, refused, refused == 1 ? "" : "s", refused, auth,
+						e->prompt_tries);
+				break;	/* the drive's reason is on stderr */
+			}
+			if (was_prompt) {
+				fprintf(c->err, "opalctl: %s: passphrase refused (%u of %u; each uses one of %s's tries)\n",
+					e->name, refused, e->prompt_tries, auth);
+			} else {
+				fprintf(c->err, "opalctl: %s: the drive refused the %s key for %s%s: asking for the recovery key\n",
+					e->name, key_kind_name(used), auth,
+					used == OPALTAB_KEY_CLEVIS ?
+					" (a stale JWE? the slot was unbound or rebound after this initramfs was made)" : "");
+				fetch_stop(&fetch);	/* its key is the one refused */
+			}
+			have_key = false;
+			explicit_bzero(key->data, key->cap);
+			key->len = 0;
+		}
+		if (!can_prompt) {
+			rc = 0;
+			break;
+		}
+		rc = ask_passphrase(c, prompt, prompt_end(dl), key, fetch.fd);
+		if (rc < 0 && rc != -ETIMEDOUT && fetch.pid > 0) {
+			fprintf(c->err, "opalctl: %s: nobody can be asked (%s); still trying %s\n",
+				e->name, strerror(-rc), e->key_path);
+			rc = wait_fetch(&fetch, prompt_end(dl));
+		}
+		if (rc == 1) {
+			if (!fetch_collect(&fetch, key)) {
+				fprintf(c->err, "opalctl: %s: the key came from %s while the prompt waited\n",
+					e->name, e->key_path);
+				have_key = true;
+				used = OPALTAB_KEY_CLEVIS;
+				user = e->user;
+			}
+			continue;	/* unlock with it, or ask alone */
+		}
+		if (rc) {
+			snprintf(why, sizeof(why), "%s",
+				 rc == -ETIMEDOUT ? "no passphrase given in time" : "no passphrase given");
+			rc = 0;
+			break;
+		}
+		have_key = true;
+		used = OPALTAB_KEY_PROMPT;
+		/* The passphrase is the recovery key unless the entry is a user's prompt. */
+		user = e->key_kind == OPALTAB_KEY_PROMPT ? e->user : 0;
 	}
+	fetch_stop(&fetch);
 	secret_free(key);
 	if (rc)
 		return rc;	/* the drive refused: why is on stderr */
+	if (!have_key) {
+		json_object_object_add(res, "error", json_object_new_string(
+			why[0] ? why : "no key source left (prompting is off)"));
+		return EXIT_KEYFILE;
+	}
+	json_object_object_add(res, "key", json_object_new_string(key_kind_name(used)));
+	json_object_object_add(res, "authority", json_object_new_string(auth));
 	json_object_object_add(res, "unlocked", jbool(true));
 	json_object_object_add(res, "saved_for_resume", jbool(saved));
 	json_object_object_add(res, "save_requested", jbool(e->save));
@@ -1059,7 +1388,10 @@ static void unlock_entry_text(FILE *o, json_object *res)
 	for (size_t i = 0, l = 0; i < res_count(jr) && l < sizeof(ranges); i++)
 		l += (size_t)snprintf(ranges + l, sizeof(ranges) - l, "%s%d", i ? "," : "",
 				      json_object_get_int(json_object_array_get_idx(jr, i)));
-	if (res_bool(res, "unlocked"))
+	if (res_bool(res, "already_unlocked"))
+		fprintf(o, "%s: %s range %s already unlocked (nothing on the drive is locked; no key used)\n",
+			name, res_str(res, "device"), ranges);
+	else if (res_bool(res, "unlocked"))
 		fprintf(o, "%s: %s range %s unlocked (%s, %s%s)\n", name, res_str(res, "device"), ranges,
 			res_str(res, "key"), res_str(res, "authority"),
 			res_bool(res, "saved_for_resume") ? ", saved for S3 resume" :
@@ -1071,6 +1403,23 @@ static void unlock_entry_text(FILE *o, json_object *res)
 			res_str(res, "device"), ranges, res_str(res, "key"), res_str(res, "authority"));
 }
 
+/* The table, parsed entry by entry; a file that cannot be read is reported. */
+static int load_table(struct ctx *c, const char *table, struct opaltab_entry **v, size_t *n)
+{
+	char err[320];
+	FILE *f = fopen(table, "r");
+
+	if (!f)
+		return fail(c, EXIT_USAGE, "%s: cannot open %s: %s: give --table FILE", c->cmd, table,
+			    strerror(errno));
+	if (opaltab_parse(f, v, n, err, sizeof(err))) {
+		fclose(f);
+		return fail(c, EXIT_USAGE, "%s: %s: %s", c->cmd, table, err);
+	}
+	fclose(f);
+	return 0;
+}
+
 int cmd_unlock_all(struct ctx *c)
 {
 	const char *table = c->table ? c->table : OPALTAB_DEFAULT;
@@ -1079,18 +1428,10 @@ int cmd_unlock_all(struct ctx *c)
 	size_t n = 0;
 	unsigned int failed = 0;
 	json_object *entries;
-	char err[320];
-	FILE *f;
+	int rc = load_table(c, table, &v, &n);
 
-	f = fopen(table, "r");
-	if (!f)
-		return fail(c, EXIT_USAGE, "unlock-all: cannot open %s: %s: give --table FILE", table,
-			    strerror(errno));
-	if (opaltab_parse(f, &v, &n, err, sizeof(err))) {
-		fclose(f);
-		return fail(c, EXIT_USAGE, "unlock-all: %s: %s: fix the table (see opaltab(5))", table, err);
-	}
-	fclose(f);
+	if (rc)
+		return rc;
 	for (unsigned int i = 0; i < c->nnames; i++) {
 		bool known = false;
 
@@ -1101,16 +1442,23 @@ int cmd_unlock_all(struct ctx *c)
 			return fail(c, EXIT_USAGE, "unlock-all: no entry named '%s' in %s", c->names[i], table);
 		}
 	}
-	if (c->deadline_s)
+	if (c->have_deadline) {
+		dl.set = true;
 		dl.end = now_ms() + (uint64_t)c->deadline_s * 1000;
+	}
+	dl.prompt_ms = (uint64_t)(c->prompt_timeout_s ? c->prompt_timeout_s : 120) * 1000;
 	json_object_object_add(c->jout, "table", json_object_new_string(table));
 	entries = json_object_new_array();
 	json_object_object_add(c->jout, "entries", entries);
 	for (size_t i = 0; i < n; i++) {
 		json_object *o;
 
-		if (c->nnames ? !named(c, v[i].name) : v[i].noauto)
+		if (c->nnames ? !named(c, v[i].name) : v[i].noauto) {
+			/* Said even when skipped: the boot must not hide a broken table. */
+			if (v[i].bad)
+				warn(c, "%s: entry '%s' (noauto) is bad: %s", table, v[i].name, v[i].error);
 			continue;
+		}
 		o = json_object_new_object();
 		json_object_array_add(entries, o);
 		if (unlock_entry(c, &v[i], &dl, o))
@@ -1132,4 +1480,59 @@ void text_unlock_all(struct ctx *c, json_object *res)
 {
 	if (!res_count(res_get(res, "entries")))
 		fprintf(c->out, "%s: no entry to unlock\n", res_str(res, "table"));
+}
+
+/*
+ * check-table: every entry through the parser the boot uses, each bad one
+ * named; with --boot, the lines of the entries the initramfs unlocks (not
+ * noauto), for a hook to put into the image.
+ */
+int cmd_check_table(struct ctx *c)
+{
+	const char *table = c->table ? c->table : OPALTAB_DEFAULT;
+	struct opaltab_entry *v = NULL;
+	size_t n = 0, bad_entries;
+	int rc = load_table(c, table, &v, &n);
+
+	if (rc)
+		return rc;
+	bad_entries = opaltab_bad_count(v, n);
+	for (size_t i = 0; i < n; i++)
+		if (v[i].bad)
+			fprintf(c->err, "opalctl: %s: entry '%s'%s: %s\n", table, v[i].name,
+				v[i].noauto ? " (noauto)" : "", v[i].error);
+	if (bad_entries) {
+		free(v);
+		return fail(c, EXIT_USAGE, "check-table: %s: %zu of %zu entr%s bad: fix %s (see opaltab(5))",
+			    table, bad_entries, n, n == 1 ? "y is" : "ies are",
+			    bad_entries == 1 ? "it" : "them");
+	}
+	json_object_object_add(c->jout, "table", json_object_new_string(table));
+	json_object_object_add(c->jout, "entries", json_object_new_int((int)n));
+	if (c->boot) {
+		json_object *lines = json_object_new_array();
+
+		for (size_t i = 0; i < n; i++)
+			if (!v[i].noauto)
+				json_object_array_add(lines, json_object_new_string(v[i].text));
+		json_object_object_add(c->jout, "boot", lines);
+	}
+	free(v);
+	return 0;
+}
+
+void text_check_table(struct ctx *c, json_object *res)
+{
+	json_object *lines = res_get(res, "boot");
+
+	if (!lines) {
+		fprintf(c->out, "%s: %" PRId64 " entr%s, all good\n", res_str(res, "table"),
+			res_int(res, "entries"), res_int(res, "entries") == 1 ? "y" : "ies");
+		return;
+	}
+	/* The boot table: only the lines, for the image. */
+	fprintf(c->out, "# the entries of %s the initramfs unlocks (opalctl check-table --boot)\n",
+		res_str(res, "table"));
+	for (size_t i = 0; i < res_count(lines); i++)
+		fprintf(c->out, "%s\n", json_object_get_string(json_object_array_get_idx(lines, i)));
 }

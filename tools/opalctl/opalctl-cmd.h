@@ -47,7 +47,9 @@ struct ctx {
 	unsigned int timeout_ms;
 	/* bind, unlock-all */
 	const char *pin, *pin_config, *jwe, *table, *askpass;
-	unsigned int deadline_s;	/* 0: none */
+	unsigned int deadline_s;	/* with have_deadline: 0 is none left */
+	bool have_deadline;
+	bool boot;		/* check-table --boot */
 	unsigned int prompt_timeout_s;	/* 0: the default, 120 s */
 	bool no_prompt;
 	const char *names[OPALCTL_MAX_NAMES];
@@ -137,6 +139,8 @@ int cmd_slots(struct ctx *c);
 void text_slots(struct ctx *c, json_object *res);
 int cmd_unlock_all(struct ctx *c);
 void text_unlock_all(struct ctx *c, json_object *res);
+int cmd_check_table(struct ctx *c);
+void text_check_table(struct ctx *c, json_object *res);
 
 /* Who may lock and unlock what: the ranges' ACEs and the enabled users. */
 #define OPALCTL_RANGES 8

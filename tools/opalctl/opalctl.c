@@ -1553,6 +1553,8 @@ static const struct opalctl_cmd commands[] = {
 	{ "unlock-all", cmd_unlock_all, text_unlock_all, CMD_NO_OPEN | CMD_TEXT_ONLY,
 	  "[--table F] [--name N]... [--deadline S] [--prompt-timeout S] [--no-prompt] [--askpass P]",
 	  "unlock every entry of the unlock table (boot)" },
+	{ "check-table", cmd_check_table, text_check_table, 0, "[--table F] [--boot]",
+	  "check every entry of the unlock table (with --boot print the initramfs table)" },
 	{ "change-key", cmd_change_key, text_change_key, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
 	  "DEV --keyfile F --new-keyfile F [--who sid|admin1|both]", "change the SID/Admin1 key" },
 	{ "user-enable", cmd_user_enable, text_user, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
@@ -1631,10 +1633,13 @@ static void usage(FILE *o)
 	      "      --slot N         unbind: the key slot (user number) to remove\n"
 	      "      --table F        unlock-all: the unlock table (default /etc/fdekit/opaltab)\n"
 	      "      --name N         unlock-all: only this entry (repeatable; includes noauto)\n"
-	      "      --deadline S     unlock-all: no automatic step runs past S seconds\n"
-	      "      --prompt-timeout S   unlock-all: a passphrase prompt waits S seconds (120)\n"
+	      "      --deadline S     unlock-all: no automatic step runs past S seconds (0: none\n"
+	      "                       left: straight to each entry's fallback)\n"
+	      "      --prompt-timeout S   unlock-all: prompts wait at most S seconds in all,\n"
+	      "                       after the deadline (120)\n"
 	      "      --no-prompt      unlock-all: never ask for a passphrase\n"
 	      "      --askpass P      unlock-all: run P \"PROMPT\" to ask (its stdout is the key)\n"
+	      "      --boot           check-table: print the entries the initramfs unlocks\n"
 	      "  -t, --transport T    auto, ioctl, nvme, scsi, or sedsim (DEV = directory; test builds)\n"
 	      "      --timeout MS     give up on the drive after MS milliseconds\n"
 	      "  -j, --json           JSON output\n"
@@ -1651,7 +1656,7 @@ enum {
 	OPT_READ_ONLY, OPT_USER, OPT_SAVE, OPT_WHO, OPT_ENABLE, OPT_DISABLE, OPT_DONE,
 	OPT_NOT_DONE, OPT_WRITE, OPT_YES, OPT_TIMEOUT, OPT_KEEP_MBR, OPT_PIN, OPT_CONFIG,
 	OPT_JWE, OPT_SLOT, OPT_TABLE, OPT_NAME, OPT_DEADLINE, OPT_NO_PROMPT, OPT_ASKPASS,
-	OPT_INSECURE_KEYFILE, OPT_KEEP_DATA, OPT_ALL, OPT_SUM, OPT_PROMPT_TIMEOUT,
+	OPT_INSECURE_KEYFILE, OPT_KEEP_DATA, OPT_ALL, OPT_SUM, OPT_PROMPT_TIMEOUT, OPT_BOOT,
 };
 
 static const struct option long_opts[] = {
@@ -1688,6 +1693,7 @@ static const struct option long_opts[] = {
 	{ "prompt-timeout", required_argument, NULL, OPT_PROMPT_TIMEOUT },
 	{ "no-prompt", no_argument, NULL, OPT_NO_PROMPT },
 	{ "askpass", required_argument, NULL, OPT_ASKPASS },
+	{ "boot", no_argument, NULL, OPT_BOOT },
 	{ "transport", required_argument, NULL, 't' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "json", no_argument, NULL, 'j' },
@@ -1782,9 +1788,10 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 			c->names[c->nnames++] = optarg;
 			break;
 		case OPT_DEADLINE:
-			if (!parse_u64(optarg, &v) || !v || v > 86400)
-				return fail(c, EXIT_USAGE, "--deadline %s: use 1 to 86400 seconds", optarg);
+			if (!parse_u64(optarg, &v) || v > 86400)
+				return fail(c, EXIT_USAGE, "--deadline %s: use 0 to 86400 seconds", optarg);
 			c->deadline_s = (unsigned int)v;
+			c->have_deadline = true;
 			break;
 		case OPT_PROMPT_TIMEOUT:
 			if (!parse_u64(optarg, &v) || !v || v > 86400)
@@ -1793,6 +1800,7 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 			break;
 		case OPT_NO_PROMPT: c->no_prompt = true; break;
 		case OPT_ASKPASS: c->askpass = optarg; break;
+		case OPT_BOOT: c->boot = true; break;
 		case 't': c->transport = optarg; break;
 		case OPT_TIMEOUT:
 			if (!parse_u64(optarg, &v) || !v || v > 600000)

@@ -41,6 +41,12 @@ int secret_read(struct secret *s, const char *path, FILE *in);
  * by timeout_ms. 0, -ENODATA for an empty line, -ETIMEDOUT or -errno.
  */
 int secret_read_line(struct secret *s, int fd, const char *prompt, unsigned int timeout_ms);
+/*
+ * The same, given up as soon as wake_fd (>= 0) is readable: then 1, with
+ * nothing kept of what was typed (the key came from elsewhere).
+ */
+int secret_read_line_or(struct secret *s, int fd, const char *prompt, unsigned int timeout_ms,
+			int wake_fd);
 
 /* Run one opalctl command line; returns the exit code. */
 int opalctl_run(int argc, char **argv, FILE *in, FILE *out, FILE *err);

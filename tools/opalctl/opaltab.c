@@ -84,6 +84,9 @@ static int parse_option(struct opaltab_entry *e, char *o, char *err, size_t errl
 	} else if (!strcmp(o, "retry") && v) {
 		if (!parse_uint(v, 100, &e->retry))
 			return bad(err, errlen, e->line, "retry=%s: use 0 to 100", v);
+	} else if (!strcmp(o, "prompt-tries") && v) {
+		if (!parse_uint(v, 10, &e->prompt_tries) || !e->prompt_tries)
+			return bad(err, errlen, e->line, "prompt-tries=%s: use 1 to 10 (fewer than the authority's TryLimit)", v);
 	} else if (!strcmp(o, "user") && v) {
 		if (!parse_uint(v, 9, &e->user) || !e->user)
 			return bad(err, errlen, e->line, "user=%s: use 1 to 9 (Admin1: leave it out)", v);
@@ -155,63 +158,115 @@ static int parse_line(struct opaltab_entry *e, char *p, char *err, size_t errlen
 	return 0;
 }
 
+/*
+ * A refused line still says whether it is noauto: the boot skips such an
+ * entry like any noauto one, and only reports it.
+ */
+static bool has_noauto(const char *line)
+{
+	char buf[1024], *save = NULL, *opts = NULL;
+	unsigned int nf = 0;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (char *t = strtok_r(buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+		if (++nf == 5)
+			opts = t;
+	if (!opts)
+		return false;
+	for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
+		if (!strcmp(o, "noauto"))
+			return true;
+	return false;
+}
+
+/* The first field, or "line N" when there is none to show. */
+static void entry_name(struct opaltab_entry *e, const char *line)
+{
+	size_t n = strcspn(line, " \t");
+
+	if (n && n < sizeof(e->name)) {
+		memcpy(e->name, line, n);
+		e->name[n] = 0;
+	} else {
+		snprintf(e->name, sizeof(e->name), "line %u", e->line);
+	}
+}
+
 int opaltab_parse(FILE *f, struct opaltab_entry **out, size_t *n, char *err, size_t errlen)
 {
 	struct opaltab_entry *v = NULL;
 	size_t cap = 0;
 	char buf[1024];
 	unsigned int line = 0;
+	bool overlong = false;
 
 	*out = NULL;
 	*n = 0;
 	while (fgets(buf, sizeof(buf), f)) {
-		char *p = buf, *hash;
+		char *p = buf, *hash, work[1024];
 		struct opaltab_entry *e;
+		size_t len;
 
-		line++;
-		if (!strchr(buf, '\n') && !feof(f)) {
-			free(v);
-			return bad(err, errlen, line, "%s", "line longer than 1023 characters");
+		if (overlong) {
+			/* The rest of a line already refused. */
+			overlong = !strchr(buf, '\n') && !feof(f);
+			continue;
 		}
+		line++;
+		overlong = !strchr(buf, '\n') && !feof(f);
 		hash = strchr(p, '#');
 		if (hash)
 			*hash = 0;
 		p[strcspn(p, "\r\n")] = 0;
 		while (*p == ' ' || *p == '\t')
 			p++;
-		if (!*p)
+		len = strlen(p);
+		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+			p[--len] = 0;
+		if (!*p && !overlong)
 			continue;
 		if (*n == cap) {
 			struct opaltab_entry *nv = realloc(v, (cap ? cap * 2 : 8) * sizeof(*v));
 
 			if (!nv) {
 				free(v);
+				*n = 0;
 				return bad(err, errlen, line, "%s", "out of memory");
 			}
 			v = nv;
 			cap = cap ? cap * 2 : 8;
 		}
-		e = &v[*n];
+		e = &v[(*n)++];
 		memset(e, 0, sizeof(*e));
 		e->line = line;
 		e->save = true;
 		e->fallback_prompt = true;
 		e->timeout_s = OPALTAB_TIMEOUT_DEFAULT;
 		e->retry = OPALTAB_RETRY_DEFAULT;
-		if (parse_line(e, p, err, errlen)) {
-			free(v);
-			*n = 0;
-			return -1;
+		e->prompt_tries = OPALTAB_PROMPT_TRIES_DEFAULT;
+		snprintf(e->text, sizeof(e->text), "%s", p);
+		if (overlong) {
+			entry_name(e, p);
+			e->noauto = has_noauto(p);
+			e->bad = true;
+			bad(e->error, sizeof(e->error), line, "%s", "line longer than 1023 characters");
+			continue;
 		}
-		for (size_t i = 0; i < *n; i++) {
+		snprintf(work, sizeof(work), "%s", p);
+		if (parse_line(e, work, e->error, sizeof(e->error))) {
+			entry_name(e, p);
+			e->noauto = has_noauto(p);
+			e->bad = true;
+			continue;
+		}
+		for (size_t i = 0; i + 1 < *n; i++) {
 			if (!strcmp(v[i].name, e->name)) {
-				bad(err, errlen, line, "name '%s' used twice", e->name);
-				free(v);
-				*n = 0;
-				return -1;
+				snprintf(e->error, sizeof(e->error), "line %u: name '%s' used twice (first on line %u)",
+					 line, e->name, v[i].line);
+				e->bad = true;
+				break;
 			}
 		}
-		(*n)++;
 	}
 	if (ferror(f)) {
 		free(v);
@@ -220,4 +275,13 @@ int opaltab_parse(FILE *f, struct opaltab_entry **out, size_t *n, char *err, siz
 	}
 	*out = v;
 	return 0;
+}
+
+size_t opaltab_bad_count(const struct opaltab_entry *v, size_t n)
+{
+	size_t bad_entries = 0;
+
+	for (size_t i = 0; i < n; i++)
+		bad_entries += v[i].bad;
+	return bad_entries;
 }

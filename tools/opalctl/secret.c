@@ -93,7 +93,8 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-int secret_read_line(struct secret *s, int fd, const char *prompt, unsigned int timeout_ms)
+int secret_read_line_or(struct secret *s, int fd, const char *prompt, unsigned int timeout_ms,
+			int wake_fd)
 {
 	struct termios old, quiet;
 	bool tty = !tcgetattr(fd, &old);
@@ -110,7 +111,7 @@ int secret_read_line(struct secret *s, int fd, const char *prompt, unsigned int 
 	if (prompt && (write(fd, prompt, strlen(prompt)) < 0 || write(fd, ": ", 2) < 0))
 		rc = -errno;
 	while (!rc && s->len < s->cap) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = wake_fd, .events = POLLIN } };
 		uint64_t t = mono_ms();
 		char ch;
 		ssize_t n;
@@ -119,11 +120,15 @@ int secret_read_line(struct secret *s, int fd, const char *prompt, unsigned int 
 			rc = -ETIMEDOUT;
 			break;
 		}
-		n = poll(&p, 1, (int)(end - t));
+		n = poll(p, wake_fd >= 0 ? 2 : 1, (int)(end - t));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
 			rc = n ? -errno : -ETIMEDOUT;
+			break;
+		}
+		if (wake_fd >= 0 && p[1].revents) {
+			rc = 1;
 			break;
 		}
 		n = read(fd, &ch, 1);
@@ -135,6 +140,12 @@ int secret_read_line(struct secret *s, int fd, const char *prompt, unsigned int 
 	}
 	if (tty)
 		tcsetattr(fd, TCSAFLUSH, &old);
+	if (rc == 1) {
+		/* End the prompt's line: the key came from elsewhere. */
+		ssize_t w = write(fd, "\n", 1);
+
+		(void)w;
+	}
 	if (!rc && !s->len)
 		rc = -ENODATA;
 	if (rc) {
@@ -142,4 +153,9 @@ int secret_read_line(struct secret *s, int fd, const char *prompt, unsigned int 
 		s->len = 0;
 	}
 	return rc;
+}
+
+int secret_read_line(struct secret *s, int fd, const char *prompt, unsigned int timeout_ms)
+{
+	return secret_read_line_or(s, fd, prompt, timeout_ms, -1);
 }
