@@ -42,7 +42,7 @@ grep_out() {
 	if grep -q -- "$2" "$T/out"; then ok "$1"; else not_ok "$1"; sed 's/^/# /' "$T/out"; fi
 }
 
-echo "1..32"
+echo "1..42"
 for tool in clevis jose socat curl swtpm /usr/libexec/tangd /usr/libexec/tangd-keygen; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "Bail out! $tool is missing: run scripts/bootstrap"
@@ -191,4 +191,58 @@ kill "$B_PID"
 sleep 0.2
 expect_rc "the TPM alone does not (t=2, Tang down): exit 11" 11 \
 	"$OPALCTL" unlock-all --table "$T/opaltab" --name both --no-prompt
+
+# Tang late (after a site power-up): the prompt comes after the first
+# failed attempt, Tang is tried again while it waits, and the first key
+# that works wins: the prompt (here an askpass that never answers) is
+# cancelled. Then the same slot unbound (a stale JWE): the drive refuses
+# its key, and the prompt unlocks with the recovery key.
+check "tang server D answers" start_tang D
+check "bind a slot to server D" "$OPALCTL" bind "$D" -k "$T/admin.key" --range 1 --pin tang \
+	--config "{\"url\":\"http://127.0.0.1:$D_PORT\",\"thp\":\"$D_THP\"}" --jwe "$T/d.jwe"
+D_USER=$(sed -n 's/.*key slot User\([0-9]*\) bound.*/\1/p' "$T/out")
+echo "dslot $D 1 clevis:$T/d.jwe user=$D_USER,transport=sedsim,timeout=3,noauto" >>"$T/opaltab"
+kill "$D_PID"
+sleep 0.2
+printf '#!/bin/sh\necho $$ >"%s"\nexec sleep 60\n' "$T/slowpass.pid" >"$T/slowpass"
+# The key file holds random bytes: one newline more, which the prompt drops.
+printf '#!/bin/sh\ncat "%s"\necho\n' "$T/admin.key" >"$T/okpass"
+chmod 0700 "$T/slowpass" "$T/okpass"
+"$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
+(sleep 4 && exec socat "TCP-LISTEN:$D_PORT,bind=127.0.0.1,fork,reuseaddr" \
+	SYSTEM:"/usr/libexec/tangd $T/D 2>>$T/D.log" >/dev/null 2>&1) &
+PIDS="$PIDS $!"
+start=$(date +%s)
+expect_rc "Tang late: unlock-all unlocks while the prompt waits" 0 \
+	"$OPALCTL" unlock-all --table "$T/opaltab" --name dslot --askpass "$T/slowpass" --prompt-timeout 40
+end=$(date +%s)
+grep_out "with Tang's key, not a passphrase" "dslot: .* range 1 unlocked (clevis, User$D_USER"
+if grep -q "the key came from $T/d.jwe while the prompt waited" "$T/err" && grep -q "attempt 1 of 1" "$T/err"; then
+	ok "one attempt before the prompt, the key while it waited"
+else
+	not_ok "one attempt before the prompt, the key while it waited"; sed 's/^/# /' "$T/err"
+fi
+if [ $((end - start)) -ge 4 ] && [ $((end - start)) -le 20 ]; then
+	ok "within the backoff after Tang came back ($((end - start)) s)"
+else
+	not_ok "within the backoff after Tang came back ($((end - start)) s)"
+fi
+if [ -s "$T/slowpass.pid" ] && ! kill -0 "$(cat "$T/slowpass.pid")" 2>/dev/null; then
+	ok "the prompt was cancelled"
+else
+	not_ok "the prompt was cancelled (askpass pid $(cat "$T/slowpass.pid" 2>/dev/null) still there or never ran)"
+fi
+cp "$T/d.jwe" "$T/d-stale.jwe"
+check "unbind D's slot" "$OPALCTL" unbind "$D" -k "$T/admin.key" --slot "$D_USER" --jwe "$T/d.jwe"
+sed -i "s|clevis:$T/d.jwe |clevis:$T/d-stale.jwe |" "$T/opaltab"
+"$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
+expect_rc "a stale JWE: unlock-all still unlocks, through the prompt" 0 \
+	"$OPALCTL" unlock-all --table "$T/opaltab" --name dslot --askpass "$T/okpass"
+grep_out "with the recovery key" "dslot: .* range 1 unlocked (passphrase, Admin1"
+if grep -q "the drive refused the clevis key for User$D_USER (a stale JWE?" "$T/err"; then
+	ok "the refusal is said, with its likely cause"
+else
+	not_ok "the refusal is said, with its likely cause"; sed 's/^/# /' "$T/err"
+fi
+if "$SEDSIM" read "$D" 2048 1 2>/dev/null | cmp -s - "$T/data"; then ok "data intact after the prompt"; else not_ok "data intact after the prompt"; fi
 [ "$failed" -eq 0 ]

@@ -762,7 +762,7 @@ static void test_unlock_all(void **state)
 			 EXIT_USAGE);
 	/* The passphrase prompt through --askpass (its stdout is the key). */
 	power_cycle(f);
-	snprintf(ok_ask, sizeof(ok_ask), "#!/bin/sh\ncat '%s'\n", f->key);
+	snprintf(ok_ask, sizeof(ok_ask), "#!/bin/sh\ncat '%s'; echo\n", f->key);
 	write_file(askpass, ok_ask, strlen(ok_ask));
 	assert_int_equal(chmod(askpass, 0700), 0);
 	write_table(f, tab, "root %s 0 prompt transport=sedsim\n", f->drive);
@@ -798,7 +798,7 @@ static void test_unlock_all(void **state)
 		assert_true(time(NULL) - t0 <= 5);
 	}
 	/* ...and one the deadline does not cut short once it has passed. */
-	snprintf(ok_ask, sizeof(ok_ask), "#!/bin/sh\nsleep 2; cat '%s'\n", f->key);
+	snprintf(ok_ask, sizeof(ok_ask), "#!/bin/sh\nsleep 2; cat '%s'; echo\n", f->key);
 	write_file(askpass, ok_ask, strlen(ok_ask));
 	assert_int_equal(chmod(askpass, 0700), 0);
 	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", askpass,
@@ -955,7 +955,8 @@ static void test_unlock_all_fallbacks(void **state)
 
 	/* The drive refuses the key file's key (a stale one): the prompt unlocks. */
 	power_cycle(f);
-	write_script(ask, "#!/bin/sh\necho x >>'%s'\ncat '%s'\n", count, f->key);
+	/* The key file holds random bytes: one newline more, which the prompt drops. */
+	write_script(ask, "#!/bin/sh\necho x >>'%s'\ncat '%s'; echo\n", count, f->key);
 	write_table(f, tab, "root %s 0 keyfile:%s transport=sedsim\n", f->drive, f->bad);
 	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", ask, NULL), EXIT_OK);
 	assert_non_null(strstr(f->err, "the drive refused the key file key for Admin1: asking for the recovery key"));
@@ -979,7 +980,7 @@ static void test_unlock_all_fallbacks(void **state)
 	power_cycle(f);
 	unlink(count);
 	write_script(ask, "#!/bin/sh\necho x >>'%s'\n"
-		     "if [ $(wc -l <'%s') -lt 2 ]; then echo typo; else cat '%s'; fi\n",
+		     "if [ $(wc -l <'%s') -lt 2 ]; then echo typo; else cat '%s'; echo; fi\n",
 		     count, count, f->key);
 	write_table(f, tab, "root %s 0 prompt transport=sedsim\n", f->drive);
 	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", ask, NULL), EXIT_OK);
