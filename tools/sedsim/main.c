@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * sedsim: create and operate a virtual Opal 2 drive kept in a directory.
- *   sedsim create DIR [--blocks N] [--serial S] [--try-limit N]
+ *   sedsim create DIR [--blocks N] [--serial S] [--try-limit N] [--vendor V] [--wwn W]
  *   sedsim power-cycle DIR      apply LockOnReset as a power cycle does
  *   sedsim psid DIR             print the PSID (the drive label)
  *   sedsim read DIR LBA COUNT   user data to stdout (fails on locked ranges)
@@ -23,6 +23,7 @@ enum { EXIT_USAGE = 1, EXIT_IO = 2, EXIT_LOCKED = 3 };
 static int usage(void)
 {
 	fputs("Usage: sedsim create DIR [--blocks N] [--serial S] [--try-limit N]\n"
+	      "                          [--vendor V] [--wwn naa.HEX]\n"
 	      "       sedsim power-cycle DIR | psid DIR\n"
 	      "       sedsim read DIR LBA COUNT | write DIR LBA COUNT\n"
 	      "       sedsim serve DIR NAME\n"
@@ -99,8 +100,22 @@ int main(int argc, char **argv)
 				cfg.serial = argv[i + 1];
 			else if (!strcmp(argv[i], "--try-limit") && num(argv[i + 1], &v) && v <= 100)
 				cfg.try_limit = (uint32_t)v;
+			else if (!strcmp(argv[i], "--vendor"))
+				cfg.vendor = argv[i + 1];
+			else if (!strcmp(argv[i], "--wwn"))
+				cfg.wwn = argv[i + 1];
 			else
 				return usage();
+		}
+		if (cfg.vendor && !sedsim_valid_vendor(cfg.vendor)) {
+			fprintf(stderr, "sedsim: --vendor '%s': give 1 to 8 printable ASCII characters, not starting with a blank\n",
+				cfg.vendor);
+			return EXIT_USAGE;
+		}
+		if (cfg.wwn && sedsim_parse_wwn(cfg.wwn, (uint8_t[16]){ 0 }, &(size_t){ 0 })) {
+			fprintf(stderr, "sedsim: --wwn '%s': give an NAA designator: 16 hex digits starting with 2, 3 or 5, or 32 starting with 6 (\"naa.\" in front or not), not all zero\n",
+				cfg.wwn);
+			return EXIT_USAGE;
 		}
 		rc = sedsim_create(argv[2], &cfg);
 		if (rc) {

@@ -9,6 +9,16 @@
 
 #include "sedsim-internal.h"
 
+void sim_scsi_serial(const struct sedsim *sim, char out[OPAL_SERIAL_MAX])
+{
+	size_t n = OPAL_SERIAL_MAX;
+
+	while (n && (sim->st.serial[n - 1] == ' ' || !sim->st.serial[n - 1]))
+		n--;
+	memset(out, ' ', OPAL_SERIAL_MAX);
+	memcpy(out + OPAL_SERIAL_MAX - n, sim->st.serial, n);
+}
+
 #define SAM_GOOD 0x00
 #define SAM_CHECK_CONDITION 0x02
 
@@ -58,54 +68,74 @@ static int reply(struct sedsim_scsi_cmd *c, const uint8_t *p, size_t n)
 	return good(c, m);
 }
 
+#define PRODUCT "sedsim Opal 2   "	/* 16 bytes, left-aligned */
+
+/*
+ * INQUIRY (SPC-4 6.6): the standard data, and the VPD pages a SAS drive
+ * gives and the kernel keeps (scsi_attach_vpd): the list (0x00), the Unit
+ * Serial Number (0x80) and Device Identification (0x83). Reserved CDB
+ * bits, a page code without EVPD and pages it lacks are refused as
+ * firmware refuses them: ILLEGAL REQUEST, INVALID FIELD IN CDB. The answer
+ * is cut to the ALLOCATION LENGTH; page lengths never are.
+ */
 static int inquiry(struct sedsim *sim, struct sedsim_scsi_cmd *c)
 {
 	const uint8_t *cdb = c->cdb;
-	uint8_t r[96] = { 0 };
+	size_t alloc = (size_t)cdb[3] << 8 | cdb[4];
+	uint8_t r[128] = { 0 };
 	size_t n;
 
+	if ((cdb[1] & 0xfe) || (!(cdb[1] & 1) && cdb[2]))
+		return check(c, KEY_ILLEGAL_REQUEST, 0x24, 0);
 	if (!(cdb[1] & 1)) {
-		if (cdb[2])
-			return check(c, KEY_ILLEGAL_REQUEST, 0x24, 0);
 		r[0] = 0x00;	/* direct access block device */
 		r[2] = 0x06;	/* SPC-4: sd then asks REPORT SUPPORTED OPCODES */
 		r[3] = 0x02;	/* response data format 2 */
 		r[4] = 91;
 		r[7] = 0x02;	/* CmdQue */
-		memcpy(r + 8, "FDEKIT  ", 8);
-		memcpy(r + 16, "sedsim Opal 2   ", 16);
+		memcpy(r + 8, sim->vendor, 8);
+		memcpy(r + 16, PRODUCT, 16);
 		memcpy(r + 32, "0001", 4);
-		return reply(c, r, 96);
+		n = 96;
+	} else {
+		r[1] = cdb[2];
+		switch (cdb[2]) {
+		case 0x00:	/* supported VPD pages, ascending */
+			r[4] = 0x00;
+			r[5] = 0x80;
+			r[6] = 0x83;
+			n = 7;
+			break;
+		case 0x80:	/* unit serial number: right-aligned ASCII (4.4.1) */
+			sim_scsi_serial(sim, (char *)r + 4);
+			n = 4 + OPAL_SERIAL_MAX;
+			break;
+		case 0x83: {	/* device identification */
+			uint8_t *d = r + 4;
+
+			/* The logical unit's NAA: binary, LU association, NAA type. */
+			d[0] = 0x01;
+			d[1] = 0x03;
+			d[3] = sim->naa_len;
+			memcpy(d + 4, sim->naa, sim->naa_len);
+			d += 4 + sim->naa_len;
+			/* T10 vendor ID based: vendor, product, serial, in ASCII. */
+			d[0] = 0x02;
+			d[1] = 0x01;
+			d[3] = 8 + 16 + OPAL_SERIAL_MAX;
+			memcpy(d + 4, sim->vendor, 8);
+			memcpy(d + 12, PRODUCT, 16);
+			sim_scsi_serial(sim, (char *)d + 28);
+			d += 4 + d[3];
+			n = (size_t)(d - r);
+			break;
+		}
+		default:
+			return check(c, KEY_ILLEGAL_REQUEST, 0x24, 0);
+		}
+		be16(r + 2, (uint16_t)(n - 4));
 	}
-	switch (cdb[2]) {
-	case 0x00:	/* supported VPD pages */
-		r[1] = 0x00;
-		r[3] = 3;
-		r[4] = 0x00;
-		r[5] = 0x80;
-		r[6] = 0x83;
-		n = 7;
-		break;
-	case 0x80:	/* unit serial number */
-		r[1] = 0x80;
-		r[3] = OPAL_SERIAL_MAX;
-		memcpy(r + 4, sim->st.serial, OPAL_SERIAL_MAX);
-		n = 4 + OPAL_SERIAL_MAX;
-		break;
-	case 0x83:	/* device identification: a T10 vendor ID descriptor */
-		r[1] = 0x83;
-		r[4] = 0x02;	/* ASCII */
-		r[5] = 0x01;	/* T10 vendor ID, LUN association */
-		r[7] = 8 + OPAL_SERIAL_MAX;
-		memcpy(r + 8, "FDEKIT  ", 8);
-		memcpy(r + 16, sim->st.serial, OPAL_SERIAL_MAX);
-		be16(r + 2, (uint16_t)(4 + 8 + OPAL_SERIAL_MAX));
-		n = 4 + 4 + 8 + OPAL_SERIAL_MAX;
-		break;
-	default:
-		return check(c, KEY_ILLEGAL_REQUEST, 0x24, 0);
-	}
-	return reply(c, r, n);
+	return reply(c, r, n < alloc ? n : alloc);
 }
 
 static int report_opcodes(struct sedsim_scsi_cmd *c)

@@ -135,7 +135,18 @@ struct sedsim {
 	uint16_t comid_resp_comid;
 	struct opal_token tok[OPAL_MAX_TOKENS];
 	FILE *trace;			/* method calls and replies, PINs masked */
+	char vendor[8];			/* T10 vendor identification, space padded */
+	uint8_t naa[16];		/* the logical unit's NAA designator */
+	uint8_t naa_len;		/* 8 or 16 */
 };
+
+/* dir/identity (identity.c): check a config, write it at create, read it at open. */
+int sim_identity_check(const struct sedsim_config *cfg);
+int sim_identity_create(int dirfd, const struct sedsim_config *cfg,
+			const char serial[OPAL_SERIAL_MAX]);
+int sim_identity_load(struct sedsim *sim);
+/* The serial as the SCSI face gives it (VPD page 0x80): right-aligned, space padded. */
+void sim_scsi_serial(const struct sedsim *sim, char out[OPAL_SERIAL_MAX]);
 
 int sim_save(struct sedsim *sim);
 /* Fill the tables of a factory-new (or reverted) drive. */

@@ -9,6 +9,7 @@
  *   mbr        the shadow MBR table
  *   datastore  the DataStore table
  *   psid       the PSID, as printed on a real drive's label
+ *   identity   the SCSI vendor identification and WWN (identity.c)
  * Tables are saved after every change, so a test can close and reopen the
  * drive; sedsim_power_cycle() applies LockOnReset as a real power cycle does.
  */
@@ -46,7 +47,23 @@ struct sedsim_config {
 	uint64_t blocks;		/* media size in 512-byte blocks */
 	const char *serial;		/* up to 20 characters, space padded */
 	uint32_t try_limit;		/* 0: SEDSIM_DEFAULT_TRY_LIMIT */
+	/* The SCSI face's T10 vendor identification, 1-8 characters; NULL: FDEKIT. */
+	const char *vendor;
+	/*
+	 * The logical unit's NAA designator (VPD page 0x83), 16 or 32 hex
+	 * digits, "naa." or "0x" in front or not; NULL: NAA 5 from a hash of
+	 * the serial.
+	 */
+	const char *wwn;
 };
+
+/* Whether sedsim_create takes cfg->vendor: SPC-4's left-aligned ASCII. */
+bool sedsim_valid_vendor(const char *vendor);
+/*
+ * An NAA designator as SPC-4 allows it (NAA 2, 3 or 5 in 8 bytes, 6 in
+ * 16, not all zero) into naa; its length in len. 0 or -EINVAL.
+ */
+int sedsim_parse_wwn(const char *s, uint8_t naa[16], size_t *len);
 
 struct sedsim;
 

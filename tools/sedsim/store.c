@@ -118,7 +118,7 @@ int sedsim_create(const char *dir, const struct sedsim_config *cfg)
 	int dirfd, fd, rc;
 	size_t n;
 
-	if (!cfg->blocks || cfg->blocks > (UINT64_MAX >> 10))
+	if (!cfg->blocks || cfg->blocks > (UINT64_MAX >> 10) || sim_identity_check(cfg))
 		return -EINVAL;
 	dirfd = open(dir, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
 	if (dirfd < 0)
@@ -160,6 +160,8 @@ int sedsim_create(const char *dir, const struct sedsim_config *cfg)
 	}
 	if (!rc)
 		rc = write_file_at(dirfd, "state", st, sizeof(*st));
+	if (!rc)
+		rc = sim_identity_create(dirfd, cfg, st->serial);
 	explicit_bzero(st, sizeof(*st));
 	explicit_bzero(psid, sizeof(psid));
 	free(st);
@@ -271,6 +273,8 @@ int sedsim_open(const char *dir, bool power_on, struct sedsim **out)
 	rc = table_file_size(sim->mbr_fd, SEDSIM_MBR_SIZE);
 	if (!rc)
 		rc = table_file_size(sim->ds_fd, SEDSIM_DATASTORE_SIZE);
+	if (!rc)
+		rc = sim_identity_load(sim);
 	if (rc)
 		goto fail;
 	sim->next_tsn = SIM_FIRST_TSN;
