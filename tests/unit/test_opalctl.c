@@ -945,7 +945,7 @@ static void write_script(const char *path, const char *fmt, ...)
 static void test_unlock_all_fallbacks(void **state)
 {
 	struct fx *f = *state;
-	char tab[128], ask[128], count[128];
+	char tab[128], ask[128], count[128], statedir[128];
 	uint8_t back[SEDSIM_BLOCK];
 
 	snprintf(tab, sizeof(tab), "%s/opaltab", f->dir);
@@ -958,7 +958,25 @@ static void test_unlock_all_fallbacks(void **state)
 	/* The key file holds random bytes: one newline more, which the prompt drops. */
 	write_script(ask, "#!/bin/sh\necho x >>'%s'\ncat '%s'; echo\n", count, f->key);
 	write_table(f, tab, "root %s 0 keyfile:%s transport=sedsim\n", f->drive, f->bad);
-	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", ask, NULL), EXIT_OK);
+	snprintf(statedir, sizeof(statedir), "%s/run/fdekit", f->dir);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", ask,
+			     "--state-dir", statedir, NULL), EXIT_OK);
+	/* What the sleep guard reads: unlocked, with no key the kernel replays. */
+	{
+		char path[256], want[256], got[512] = "";
+		FILE *sf;
+		size_t n;
+
+		snprintf(path, sizeof(path), "%s/root", statedir);
+		sf = fopen(path, "r");
+		assert_non_null(sf);
+		n = fread(got, 1, sizeof(got) - 1, sf);
+		fclose(sf);
+		got[n] = 0;
+		snprintf(want, sizeof(want), "device=%s\nranges=0\nalready_unlocked=no\n"
+			 "saved_for_resume=no\nresume_unlocks=no\n", f->drive);
+		assert_string_equal(got, want);
+	}
 	assert_non_null(strstr(f->err, "the drive refused the key file key for Admin1: asking for the recovery key"));
 	assert_non_null(strstr(f->out, "range 0 unlocked (passphrase, Admin1"));
 	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_OK);

@@ -1378,6 +1378,69 @@ static int unlock_entry(struct ctx *c, const struct opaltab_entry *e, const stru
 	return 0;
 }
 
+/*
+ * Will the kernel unlock the drive again on resume from S3 with the key
+ * it was given? It replays saved keys only for libata disks and PCIe NVMe
+ * (an NVMe over fabrics controller takes the save and never uses it).
+ */
+static bool resume_unlocks(const char *path)
+{
+	char dev[PATH_MAX], sys[PATH_MAX + 32], real[PATH_MAX];
+	const char *name;
+
+	if (!realpath(path, dev))
+		return false;
+	name = strrchr(dev, '/');
+	name = name ? name + 1 : dev;
+	snprintf(sys, sizeof(sys), "/sys/class/%s/%s", strncmp(name, "nvme", 4) ||
+		 strchr(name + 4, 'n') ? "block" : "nvme", name);
+	if (!realpath(sys, real))
+		return false;
+	if (!strncmp(name, "nvme", 4))
+		return strstr(real, "/nvme/") && !strstr(real, "/nvme-fabrics/") &&
+		       !strstr(real, "/nvme-subsystem/");
+	return !strncmp(name, "sd", 2) && strstr(real, "/ata");
+}
+
+/*
+ * What the running system needs to know of an unlocked entry, in
+ * DIR/NAME: the sleep guard holds off suspend while a range that the
+ * kernel will not unlock on resume is unlocked (resume would bring it
+ * back locked under a mounted file system).
+ */
+static void write_state(struct ctx *c, json_object *res)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	json_object *jr = res_get(res, "ranges");
+	const char *name = res_str(res, "name"), *dev = res_str(res, "device");
+	bool saved = res_bool(res, "saved_for_resume");
+	FILE *f;
+
+	if (!c->state_dir || !res_bool(res, "unlocked") || strchr(name, '/') || name[0] == '.')
+		return;
+	if (mkdir_p(c->state_dir, 0755)) {
+		warn(c, "cannot create %s: %s", c->state_dir, strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/%s", c->state_dir, name);
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		warn(c, "cannot write %s: %s", tmp, strerror(errno));
+		return;
+	}
+	fprintf(f, "device=%s\nranges=", dev);
+	for (size_t i = 0; i < res_count(jr); i++)
+		fprintf(f, "%s%d", i ? "," : "", json_object_get_int(json_object_array_get_idx(jr, i)));
+	fprintf(f, "\nalready_unlocked=%s\nsaved_for_resume=%s\nresume_unlocks=%s\n",
+		res_bool(res, "already_unlocked") ? "yes" : "no", saved ? "yes" : "no",
+		saved && resume_unlocks(dev) ? "yes" : "no");
+	if (fclose(f) || rename(tmp, path)) {
+		warn(c, "cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+	}
+}
+
 /* One entry's line, from what unlock_entry put into res. */
 static void unlock_entry_text(FILE *o, json_object *res)
 {
@@ -1463,6 +1526,7 @@ int cmd_unlock_all(struct ctx *c)
 		json_object_array_add(entries, o);
 		if (unlock_entry(c, &v[i], &dl, o))
 			failed++;
+		write_state(c, o);
 		/*
 		 * Each entry's line as soon as it is done (at boot an entry can
 		 * take minutes), by the renderer of one entry: unlock-all is

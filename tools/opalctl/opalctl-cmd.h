@@ -50,6 +50,7 @@ struct ctx {
 	unsigned int deadline_s;	/* with have_deadline: 0 is none left */
 	bool have_deadline;
 	bool boot;		/* check-table --boot */
+	const char *state_dir;	/* unlock-all: where each unlocked entry is recorded */
 	unsigned int prompt_timeout_s;	/* 0: the default, 120 s */
 	bool no_prompt;
 	const char *names[OPALCTL_MAX_NAMES];

@@ -831,6 +831,42 @@ static void reread_nvme_ctrl(struct ctx *c, const char *ctrl)
 	closedir(d);
 }
 
+/*
+ * A "change" uevent for a disk and each of its partitions: udev probes
+ * their contents again (file system UUIDs, LUKS headers, LVM), which a
+ * range that was locked hid, when the kernel cannot re-read the partition
+ * table because a partition is in use. True when the disk took it.
+ */
+static bool uevent_change(const char *disk)
+{
+	char path[600], dir[300];
+	struct dirent *e;
+	bool sent = false;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/sys/class/block/%s", disk);
+	d = opendir(dir);
+	if (!d)
+		return false;
+	while ((e = readdir(d))) {
+		FILE *f;
+
+		/* The disk itself, and its partitions: sda1, nvme0n1p1. */
+		if (strcmp(e->d_name, ".") && strncmp(e->d_name, disk, strlen(disk)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/uevent", dir, e->d_name);
+		f = fopen(path, "w");
+		if (f) {
+			bool ok = fputs("change", f) >= 0;
+
+			ok = !fclose(f) && ok;
+			sent |= ok && !strcmp(e->d_name, ".");
+		}
+	}
+	closedir(d);
+	return sent;
+}
+
 void reread_partitions(struct ctx *c, const char *path)
 {
 	struct stat st;
@@ -854,10 +890,16 @@ void reread_partitions(struct ctx *c, const char *path)
 		return;
 	}
 	/* EINVAL: a partition, not a whole disk; nothing to re-read. */
-	if (ioctl(fd, BLKRRPART) && errno != EINVAL)
-		warn(c, "%s: partition table not re-read: %s (in use? run `partprobe %s`)", path,
-		     strerror(errno), path);
-	else if (c->verbose)
+	if (ioctl(fd, BLKRRPART) && errno != EINVAL) {
+		int e = errno;
+
+		if (e == EBUSY && uevent_change(base))
+			warn(c, "%s: partition table not re-read (busy: a partition is in use); udev told to look at the disk and its partitions again",
+			     path);
+		else
+			warn(c, "%s: partition table not re-read: %s (in use? run `partprobe %s`)", path,
+			     strerror(e), path);
+	} else if (c->verbose)
 		fprintf(c->err, "opalctl: %s: partition table re-read\n", path);
 	close(fd);
 }
@@ -1551,7 +1593,7 @@ static const struct opalctl_cmd commands[] = {
 	  CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL | CMD_TEXT_ON_FAIL,
 	  "DEV --keyfile F [--range N] [--all] [--user N]", "lock a range and check it locked" },
 	{ "unlock-all", cmd_unlock_all, text_unlock_all, CMD_NO_OPEN | CMD_TEXT_ONLY,
-	  "[--table F] [--name N]... [--deadline S] [--prompt-timeout S] [--no-prompt] [--askpass P]",
+	  "[--table F] [--name N]... [--deadline S] [--prompt-timeout S] [--no-prompt] [--askpass P] [--state-dir D]",
 	  "unlock every entry of the unlock table (boot)" },
 	{ "check-table", cmd_check_table, text_check_table, 0, "[--table F] [--boot]",
 	  "check every entry of the unlock table (with --boot print the initramfs table)" },
@@ -1640,6 +1682,7 @@ static void usage(FILE *o)
 	      "      --no-prompt      unlock-all: never ask for a passphrase\n"
 	      "      --askpass P      unlock-all: run P \"PROMPT\" to ask (its stdout is the key)\n"
 	      "      --boot           check-table: print the entries the initramfs unlocks\n"
+	      "      --state-dir D    unlock-all: record each unlocked entry in D/NAME\n"
 	      "  -t, --transport T    auto, ioctl, nvme, scsi, or sedsim (DEV = directory; test builds)\n"
 	      "      --timeout MS     give up on the drive after MS milliseconds\n"
 	      "  -j, --json           JSON output\n"
@@ -1657,6 +1700,7 @@ enum {
 	OPT_NOT_DONE, OPT_WRITE, OPT_YES, OPT_TIMEOUT, OPT_KEEP_MBR, OPT_PIN, OPT_CONFIG,
 	OPT_JWE, OPT_SLOT, OPT_TABLE, OPT_NAME, OPT_DEADLINE, OPT_NO_PROMPT, OPT_ASKPASS,
 	OPT_INSECURE_KEYFILE, OPT_KEEP_DATA, OPT_ALL, OPT_SUM, OPT_PROMPT_TIMEOUT, OPT_BOOT,
+	OPT_STATE_DIR,
 };
 
 static const struct option long_opts[] = {
@@ -1694,6 +1738,7 @@ static const struct option long_opts[] = {
 	{ "no-prompt", no_argument, NULL, OPT_NO_PROMPT },
 	{ "askpass", required_argument, NULL, OPT_ASKPASS },
 	{ "boot", no_argument, NULL, OPT_BOOT },
+	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 	{ "transport", required_argument, NULL, 't' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "json", no_argument, NULL, 'j' },
@@ -1801,6 +1846,7 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 		case OPT_NO_PROMPT: c->no_prompt = true; break;
 		case OPT_ASKPASS: c->askpass = optarg; break;
 		case OPT_BOOT: c->boot = true; break;
+		case OPT_STATE_DIR: c->state_dir = optarg; break;
 		case 't': c->transport = optarg; break;
 		case OPT_TIMEOUT:
 			if (!parse_u64(optarg, &v) || !v || v > 600000)
