@@ -30,6 +30,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include "opal-drive-id.h"
 #include "opalctl-cmd.h"
 #include "opaltab.h"
 
@@ -262,36 +263,63 @@ static int clevis_decrypt(const char *jwe, unsigned int timeout_s, struct secret
 
 /* ---------------------------------------------------------- key slots */
 
-/* The drive's name in file names: its serial number, or the device's name. */
-static void drive_id(struct ctx *c, char *out, size_t cap)
+/*
+ * What names the drive: its identity as udev reads it (opal-drive-id.h),
+ * for file names (file_id: unique per drive, so that two drives of one
+ * vendor never share a JWE) and for the table line bind prints (selector:
+ * serial= for NVMe, wwn= for SCSI and ATA; empty: name the drive by path).
+ * A device sysfs does not know (a sedsim directory) falls back to the Opal
+ * transport's serial number, or the device's name.
+ */
+struct drive_name {
+	char file_id[OPAL_DRIVE_FILE_ID_MAX];
+	char selector[OPAL_DRIVE_SELECTOR_MAX];
+	char serial[OPAL_DRIVE_SERIAL_MAX];
+	char wwn[OPAL_DRIVE_WWN_MAX];
+};
+
+static void drive_name(struct ctx *c, struct drive_name *dn)
 {
 	char serial[OPAL_SERIAL_MAX + 1] = "";
 	const char *base = strrchr(c->devpath, '/');
-	size_t n = 0;
+	struct opal_drive_ident id;
+	size_t n = 0, cap = sizeof(dn->file_id);
 
-	if (c->dev->opal && !opal_dev_serial(c->dev->opal, serial))
+	memset(dn, 0, sizeof(*dn));
+	if (!opal_drive_identify(c->devpath, &id) && id.file_id[0]) {
+		snprintf(dn->file_id, sizeof(dn->file_id), "%s", id.file_id);
+		snprintf(dn->selector, sizeof(dn->selector), "%s", id.selector);
+		snprintf(dn->serial, sizeof(dn->serial), "%s", id.serial);
+		snprintf(dn->wwn, sizeof(dn->wwn), "%s", id.wwn);
+		return;
+	}
+	if (c->dev && c->dev->opal && !opal_dev_serial(c->dev->opal, serial))
 		serial[OPAL_SERIAL_MAX] = 0;
 	else
 		serial[0] = 0;
 	for (const char *p = serial; *p && n + 1 < cap; p++) {
 		if (*p == ' ')
 			continue;
-		out[n++] = isalnum((unsigned char)*p) || *p == '-' || *p == '.' ? *p : '_';
+		dn->file_id[n++] = isalnum((unsigned char)*p) || *p == '-' || *p == '.' ? *p : '_';
 	}
-	if (!n) {
-		base = base ? base + 1 : c->devpath;
-		for (const char *p = base; *p && n + 1 < cap; p++)
-			out[n++] = isalnum((unsigned char)*p) || *p == '-' || *p == '.' ? *p : '_';
+	dn->file_id[n] = 0;
+	if (n) {
+		snprintf(dn->serial, sizeof(dn->serial), "%s", dn->file_id);
+		snprintf(dn->selector, sizeof(dn->selector), "serial=%s", dn->file_id);
+		return;
 	}
-	out[n] = 0;
+	base = base ? base + 1 : c->devpath;
+	for (const char *p = base; *p && n + 1 < cap; p++)
+		dn->file_id[n++] = isalnum((unsigned char)*p) || *p == '-' || *p == '.' ? *p : '_';
+	dn->file_id[n] = 0;
 }
 
 static void default_jwe(struct ctx *c, unsigned int user, char *out, size_t cap)
 {
-	char id[64];
+	struct drive_name dn;
 
-	drive_id(c, id, sizeof(id));
-	snprintf(out, cap, "%s/%s-user%u.jwe", KEYS_DIR, id, user);
+	drive_name(c, &dn);
+	snprintf(out, cap, "%s/%s-user%u.jwe", KEYS_DIR, dn.file_id, user);
 }
 
 static int mkdir_p(const char *path, mode_t mode)
@@ -338,7 +366,8 @@ int cmd_bind(struct ctx *c)
 	struct opalctl_access *acc = calloc(1, sizeof(*acc));
 	struct secret *key = NULL, *pin = NULL;
 	struct opal_session *s = NULL;
-	char jwe[PATH_MAX], tmp[PATH_MAX + 8], id[64];
+	struct drive_name dn;
+	char jwe[PATH_MAX], tmp[PATH_MAX + 8];
 	int rc, fd = -1;
 
 	if (!acc)
@@ -451,11 +480,13 @@ int cmd_bind(struct ctx *c)
 			  user, tmp, jwe, strerror(errno));
 		goto out;
 	}
-	drive_id(c, id, sizeof(id));
+	drive_name(c, &dn);
 	{
-		char line[PATH_MAX + 128];
+		char line[PATH_MAX * 2 + 128];
 
-		snprintf(line, sizeof(line), "NAME serial=%s %u clevis:%s user=%u", id, range, jwe, user);
+		/* Named by what survives renumbering, or by path when nothing does. */
+		snprintf(line, sizeof(line), "NAME %s %u clevis:%s user=%u",
+			 dn.selector[0] ? dn.selector : c->devpath, range, jwe, user);
 		json_object_object_add(c->jout, "slot", json_object_new_int((int)user));
 		json_object_object_add(c->jout, "range", json_object_new_int((int)range));
 		json_object_object_add(c->jout, "pin", json_object_new_string(c->pin));
@@ -602,9 +633,10 @@ static void jwe_pin(const char *path, char *out, size_t cap)
 static void table_jwe(struct ctx *c, const struct opaltab_entry *tab, size_t n, unsigned int user,
 		      char *out, size_t cap)
 {
-	char id[64], dev[PATH_MAX], other[PATH_MAX];
+	char dev[PATH_MAX], other[PATH_MAX];
+	struct drive_name dn;
 
-	drive_id(c, id, sizeof(id));
+	drive_name(c, &dn);
 	if (!realpath(c->devpath, dev))
 		snprintf(dev, sizeof(dev), "%s", c->devpath);
 	out[0] = 0;
@@ -614,7 +646,8 @@ static void table_jwe(struct ctx *c, const struct opaltab_entry *tab, size_t n, 
 		if (e->bad || e->key_kind != OPALTAB_KEY_CLEVIS || e->user != user)
 			continue;
 		if ((e->dev_kind == OPALTAB_DEV_PATH && realpath(e->dev, other) && !strcmp(other, dev)) ||
-		    (e->dev_kind == OPALTAB_DEV_SERIAL && !strcmp(e->dev, id))) {
+		    (e->dev_kind == OPALTAB_DEV_SERIAL && dn.serial[0] && !strcmp(e->dev, dn.serial)) ||
+		    (e->dev_kind == OPALTAB_DEV_WWN && dn.wwn[0] && opal_drive_wwn_equal(e->dev, dn.wwn))) {
 			snprintf(out, cap, "%s", e->key_path);
 			return;
 		}
@@ -786,89 +819,30 @@ static uint64_t prompt_end(const struct deadline *d)
 	return (d->set ? d->end : now_ms()) + d->prompt_ms;
 }
 
-static bool read_attr(const char *path, char *out, size_t cap)
-{
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	if (!f)
-		return false;
-	n = fread(out, 1, cap - 1, f);
-	fclose(f);
-	out[n] = 0;
-	while (n && isspace((unsigned char)out[n - 1]))
-		out[--n] = 0;
-	return true;
-}
-
-static const char *trim_left(const char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	return s;
-}
-
-/* A WWN compares with or without its "naa."/"eui."/"nvme." style prefix. */
-static bool wwn_match(const char *have, const char *want)
-{
-	const char *h = strchr(have, '.'), *w = strchr(want, '.');
-
-	return !strcasecmp(have, want) || (h && !strcasecmp(h + 1, want)) ||
-	       (w && !strcasecmp(have, w + 1)) || (h && w && !strcasecmp(h + 1, w + 1));
-}
-
-/* The whole-disk block device with this serial number or WWN, now. */
-static bool find_disk(const struct opaltab_entry *e, char *path, size_t cap)
-{
-	DIR *d = opendir("/sys/class/block");
-	struct dirent *de;
-	bool found = false;
-
-	if (!d)
-		return false;
-	while (!found && (de = readdir(d))) {
-		char p[512], v[256];
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "/sys/class/block/%s/partition", de->d_name);
-		if (!access(p, F_OK))
-			continue;
-		if (e->dev_kind == OPALTAB_DEV_SERIAL) {
-			snprintf(p, sizeof(p), "/sys/class/block/%s/device/serial", de->d_name);
-			found = read_attr(p, v, sizeof(v)) && !strcmp(trim_left(v), e->dev);
-		} else {
-			snprintf(p, sizeof(p), "/sys/class/block/%s/wwid", de->d_name);
-			if (!read_attr(p, v, sizeof(v))) {
-				snprintf(p, sizeof(p), "/sys/class/block/%s/device/wwid", de->d_name);
-				if (!read_attr(p, v, sizeof(v)))
-					continue;
-			}
-			found = wwn_match(trim_left(v), e->dev);
-		}
-		if (found)
-			snprintf(path, cap, "/dev/%s", de->d_name);
-	}
-	closedir(d);
-	return found;
-}
-
-static bool wait_device(const struct opaltab_entry *e, const struct deadline *dl, char *path,
-			size_t cap)
+/*
+ * Wait (bounded) for the entry's device: 0 and its path, -ENOENT when it
+ * did not appear in time, -ENOTUNIQ when its serial or WWN names two
+ * drives (path: both; nothing may be unlocked then).
+ */
+static int wait_device(const struct opaltab_entry *e, const struct deadline *dl, char *path,
+		       size_t cap)
 {
 	uint64_t end = now_ms() + remaining_ms(dl, (uint64_t)e->timeout_s * 1000);
 
 	for (;;) {
+		int rc = -ENOENT;
+
 		if (e->dev_kind == OPALTAB_DEV_PATH) {
 			if (!access(e->dev, F_OK)) {
 				snprintf(path, cap, "%s", e->dev);
-				return true;
+				rc = 0;
 			}
-		} else if (find_disk(e, path, cap)) {
-			return true;
+		} else {
+			rc = opal_drive_find(e->dev_kind == OPALTAB_DEV_SERIAL ? OPAL_DRIVE_BY_SERIAL :
+					     OPAL_DRIVE_BY_WWN, e->dev, path, cap);
 		}
-		if (now_ms() >= end)
-			return false;
+		if (rc != -ENOENT || now_ms() >= end)
+			return rc;
 		usleep(200000);
 	}
 }
@@ -1260,12 +1234,18 @@ static int unlock_entry(struct ctx *c, const struct opaltab_entry *e, const stru
 	key = secret_new();
 	if (!key)
 		return entry_failed(res, EXIT_KEYFILE, "no locked memory for the key");
-	if (!wait_device(e, dl, path, sizeof(path))) {
+	rc = wait_device(e, dl, path, sizeof(path));
+	if (rc) {
+		const char *kind = e->dev_kind == OPALTAB_DEV_SERIAL ? "serial=" :
+				   e->dev_kind == OPALTAB_DEV_WWN ? "wwn=" : "";
+
 		secret_free(key);
-		return entry_failed(res, EXIT_DEVICE, "device %s%s not found within %u s",
-				    e->dev_kind == OPALTAB_DEV_SERIAL ? "serial=" :
-				    e->dev_kind == OPALTAB_DEV_WWN ? "wwn=" : "",
-				    e->dev, (unsigned int)((now_ms() - start + 500) / 1000));
+		if (rc == -ENOTUNIQ)
+			return entry_failed(res, EXIT_DEVICE, "%s%s names two drives (%s): name the drive by wwn= or a /dev/disk/by-id path; nothing unlocked",
+					    kind, e->dev, path);
+		return entry_failed(res, EXIT_DEVICE, "device %s%s %s within %u s", kind, e->dev,
+				    rc == -ENOENT ? "not found" : strerror(-rc),
+				    (unsigned int)((now_ms() - start + 500) / 1000));
 	}
 	json_object_object_add(res, "device", json_object_new_string(path));
 	if (drive_unlocked(c, e, path)) {
