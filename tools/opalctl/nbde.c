@@ -286,7 +286,7 @@ static void drive_name(struct ctx *c, struct drive_name *dn)
 	size_t n = 0, cap = sizeof(dn->file_id);
 
 	memset(dn, 0, sizeof(*dn));
-	if (!opal_drive_identify(c->devpath, &id) && id.file_id[0]) {
+	if (!opal_drive_identify(c->devpath, &id) && id.stable) {
 		snprintf(dn->file_id, sizeof(dn->file_id), "%s", id.file_id);
 		snprintf(dn->selector, sizeof(dn->selector), "%s", id.selector);
 		snprintf(dn->serial, sizeof(dn->serial), "%s", id.serial);
@@ -304,8 +304,8 @@ static void drive_name(struct ctx *c, struct drive_name *dn)
 	}
 	dn->file_id[n] = 0;
 	if (n) {
+		/* No selector: no search finds a drive sysfs does not know. */
 		snprintf(dn->serial, sizeof(dn->serial), "%s", dn->file_id);
-		snprintf(dn->selector, sizeof(dn->selector), "serial=%s", dn->file_id);
 		return;
 	}
 	base = base ? base + 1 : c->devpath;
@@ -633,7 +633,7 @@ static void jwe_pin(const char *path, char *out, size_t cap)
 static void table_jwe(struct ctx *c, const struct opaltab_entry *tab, size_t n, unsigned int user,
 		      char *out, size_t cap)
 {
-	char dev[PATH_MAX], other[PATH_MAX];
+	char dev[PATH_MAX], other[PATH_MAX], serial[OPAL_DRIVE_SERIAL_MAX];
 	struct drive_name dn;
 
 	drive_name(c, &dn);
@@ -645,8 +645,10 @@ static void table_jwe(struct ctx *c, const struct opaltab_entry *tab, size_t n, 
 
 		if (e->bad || e->key_kind != OPALTAB_KEY_CLEVIS || e->user != user)
 			continue;
+		/* A serial compares as udev exports it, as unlock-all finds it. */
+		opal_drive_udev_string(e->dev, strlen(e->dev), serial, sizeof(serial));
 		if ((e->dev_kind == OPALTAB_DEV_PATH && realpath(e->dev, other) && !strcmp(other, dev)) ||
-		    (e->dev_kind == OPALTAB_DEV_SERIAL && dn.serial[0] && !strcmp(e->dev, dn.serial)) ||
+		    (e->dev_kind == OPALTAB_DEV_SERIAL && dn.serial[0] && !strcmp(serial, dn.serial)) ||
 		    (e->dev_kind == OPALTAB_DEV_WWN && dn.wwn[0] && opal_drive_wwn_equal(e->dev, dn.wwn))) {
 			snprintf(out, cap, "%s", e->key_path);
 			return;
