@@ -42,7 +42,7 @@ grep_out() {
 	if grep -q -- "$2" "$T/out"; then ok "$1"; else not_ok "$1"; sed 's/^/# /' "$T/out"; fi
 }
 
-echo "1..42"
+echo "1..44"
 for tool in clevis jose socat curl swtpm /usr/libexec/tangd /usr/libexec/tangd-keygen; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "Bail out! $tool is missing: run scripts/bootstrap"
