@@ -358,6 +358,40 @@ static void test_lockout(void **state)
 	assert_int_equal(opal_end_session(s), 0);
 }
 
+/* TryLimit 0 is no limit (Core Spec C_PIN): failed tries never lock out. */
+static void test_no_try_limit(void **state)
+{
+	struct fx *f = *state;
+	struct sedsim_config cfg = { .blocks = BLOCKS, .serial = "NOLIMIT", .no_try_limit = true };
+	char dir[64] = "/tmp/test_sedsim_nolimit.XXXXXX", cmd[128];
+	opal_uid c = opal_uid_c_pin_admin(1);
+	struct opal_session *s;
+	struct sedsim *sim;
+	struct opal_dev *dev;
+	uint64_t limit, tries;
+
+	(void)f;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(sedsim_create(dir, &cfg), 0);
+	assert_int_equal(sedsim_open(dir, true, &sim), 0);
+	dev = sedsim_opal_dev(sim);
+	assert_non_null(dev);
+	assert_int_equal(opal_take_ownership(dev, &KEY), 0);
+	assert_int_equal(opal_activate_locking_sp(dev, &KEY), 0);
+	for (int i = 0; i < 12; i++)
+		assert_int_equal(opal_lock_unlock(dev, 0, &BAD, 0, OPAL_UNLOCKED_RW),
+				 OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_admin1_session(dev, &KEY, &s), 0);
+	assert_int_equal(opal_get_column_uint(s, &c, OPAL_COL_TRY_LIMIT, &limit), 0);
+	assert_int_equal(limit, 0);
+	assert_int_equal(opal_get_column_uint(s, &c, OPAL_COL_TRIES, &tries), 0);
+	assert_int_equal(tries, 0);	/* reset by this session's authentication */
+	assert_int_equal(opal_end_session(s), 0);
+	opal_dev_free(dev);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_user_ace(void **state)
 {
 	struct fx *f = *state;
@@ -2009,6 +2043,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ranges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_range_alignment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lockout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_try_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reset_lists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_single_user_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_user_ace, setup, teardown),

@@ -46,7 +46,8 @@ enum sedsim_io_status {
 struct sedsim_config {
 	uint64_t blocks;		/* media size in 512-byte blocks */
 	const char *serial;		/* up to 20 characters, space padded */
-	uint32_t try_limit;		/* 0: SEDSIM_DEFAULT_TRY_LIMIT */
+	uint32_t try_limit;		/* 0: SEDSIM_DEFAULT_TRY_LIMIT, unless no_try_limit */
+	bool no_try_limit;		/* TryLimit 0: failed tries are never counted against a limit */
 	/* The SCSI face's T10 vendor identification, 1-8 characters; NULL: FDEKIT. */
 	const char *vendor;
 	/*

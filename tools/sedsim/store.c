@@ -134,7 +134,7 @@ int sedsim_create(const char *dir, const struct sedsim_config *cfg)
 	n = cfg->serial ? strlen(cfg->serial) : 0;
 	memcpy(st->serial, cfg->serial, n > OPAL_SERIAL_MAX ? OPAL_SERIAL_MAX : n);
 	st->blocks = cfg->blocks;
-	st->try_limit = cfg->try_limit ? cfg->try_limit : SEDSIM_DEFAULT_TRY_LIMIT;
+	st->try_limit = cfg->no_try_limit ? 0 : cfg->try_limit ? cfg->try_limit : SEDSIM_DEFAULT_TRY_LIMIT;
 	rc = random_pin(&st->msid, 32);
 	if (!rc)
 		rc = random_pin(&st->psid, 32);
