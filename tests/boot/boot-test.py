@@ -47,6 +47,10 @@ class SetupError(Exception):
     pass
 
 
+# The shipped mkinitramfs settings (UMASK=0077 when a table exists).
+CONF_SNIPPET = os.path.join(BOOT, "initramfs-tools", "conf.d", "fdekit")
+
+
 class Tap:
     def __init__(self, planned):
         self.n = 0
@@ -424,7 +428,7 @@ $B poweroff -f
                 f.write(e + "\n")
         return tab
 
-    def mkinitramfs(self, kver, table, tag, crypttab=None):
+    def mkinitramfs(self, kver, table, tag, crypttab=None, umask=None):
         """An initramfs made by Debian's mkinitramfs with the test's own
         configuration directory. crypttab: a crypttab(5) for Debian's
         cryptroot hook (cryptsetup-initramfs), which reads /etc/crypttab
@@ -432,7 +436,10 @@ $B poweroff -f
         path, not under the -d directory), sets TABFILE. mkinitramfs then
         runs in a mount namespace of its own where a directory of the
         test's own, holding that conf-hook, is bind-mounted over
-        /etc/cryptsetup-initramfs: the host's /etc is not written."""
+        /etc/cryptsetup-initramfs: the host's /etc is not written.
+        umask: a UMASK of the test's instead of the shipped conf.d lines.
+        mkinitramfs itself runs with umask 022, so that the image's mode
+        comes from UMASK alone."""
         conf = self.path(f"initramfs-tools-{tag}")
         if os.path.exists(conf):
             shutil.rmtree(conf)
@@ -443,10 +450,18 @@ $B poweroff -f
                     "NFSROOT=auto\nRUNSIZE=10%\nFSTYPE=auto\n")
         with open(os.path.join(conf, "modules"), "w") as f:
             f.write("virtio_pci\nvirtio_net\next4\n")
+        # The test's settings, and what the shipped conf.d/fdekit sets (a
+        # file of that name in CONFDIR/conf.d replaces the shipped one, so
+        # its UMASK lines come along, as the documentation tells an admin).
         with open(os.path.join(conf, "conf.d", "fdekit"), "w") as f:
             f.write(f"FDEKIT_OPALCTL={self.opalctl}\nFDEKIT_OPALTAB={table}\n"
                     f"FDEKIT_BOOT_FUNCTIONS={BOOT}/fdekit-boot-functions\n"
                     f"FDEKIT_TIMEOUT={self.args.unlock_timeout}\n")
+            if umask is None:
+                with open(CONF_SNIPPET) as snippet:
+                    f.write(snippet.read())
+            else:
+                f.write(f"UMASK={umask}\n")
         it = os.path.join(BOOT, "initramfs-tools")
         shutil.copy2(os.path.join(it, "hooks", "fdekit-opal"), os.path.join(conf, "hooks"))
         shutil.copy2(os.path.join(it, "scripts", "local-top", "fdekit-opal"),
@@ -468,7 +483,7 @@ $B poweroff -f
             cmd = (["unshare", "--mount"] + ([] if os.geteuid() == 0 else ["--map-root-user"])
                    + ["sh", "-ec", 'mount --bind "$1" /etc/cryptsetup-initramfs; shift; exec "$@"',
                       "sh", hookconf] + cmd)
-        run(cmd, timeout=600)
+        run(cmd, timeout=600, preexec_fn=lambda: os.umask(0o022))
         listing = run(["lsinitramfs", out]).stdout.decode(errors="replace").split()
         return out, set(listing)
 
@@ -716,7 +731,8 @@ def main():
     off_desc = [f"{first}: fdekit.opal=0: no unlock, no Tang request, range 1 stays locked and the boot ends without root (panic=-1)"]
     hook_descs = [
         f"{first}: without an unlock table the hook adds nothing (no opalctl, clevis or fdekit files)",
-        f"{first}: a table with an unknown key source makes mkinitramfs fail and say which entry",
+        f"{first}: a table with an unknown key source makes mkinitramfs fail and say which entry (opalctl check-table)",
+        f"{first}: with UMASK=0022 and a JWE to carry, the hook refuses to build the image and says to set UMASK=0077",
     ]
     full_descs = [
         f"{first}: sss t=1 over two Tang servers, the first down: the second unlocks, no prompt",
@@ -822,8 +838,17 @@ def main():
                 refused, why = False, "mkinitramfs succeeded"
             except SetupError as e:
                 why = str(e)
-                refused = "entry 'root': unknown key source 'vault:/etc/key'" in why
-            return [(not extra, f"added: {extra}"), (refused, why)]
+                refused = "entry 'root'" in why and "vault:/etc/key" in why
+            good_table = env.write_table("umask", [f"root serial={SERIAL} 1 clevis:{t['jwe']} "
+                                                   f"{opal_options(first)},user={t['user']}"])
+            try:
+                env.mkinitramfs(first, good_table, "umask", umask="0022")
+                umask_refused, umask_why = False, "mkinitramfs succeeded"
+            except SetupError as e:
+                umask_why = str(e)
+                umask_refused = ("UMASK=0077" in umask_why and t["jwe"] in umask_why
+                                 and "lets others read" in umask_why)
+            return [(not extra, f"added: {extra}"), (refused, why), (umask_refused, umask_why)]
         step(tap, hook_descs, hook_edges)
 
         if args.full:
