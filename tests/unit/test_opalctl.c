@@ -307,6 +307,15 @@ static void test_range_setup_and_erase(void **state)
 	assert_int_equal(run(f, NULL, "keygen", f->key, NULL), EXIT_OK);
 	assert_int_equal(run(f, NULL, "keygen", f->key, NULL), EXIT_KEYFILE);	/* never overwrites */
 	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "2", NULL), EXIT_USAGE);
+	/* A geometry without --range would set up the global range (the whole disk): refused. */
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--start", "1024", "--length",
+			     "512", NULL), EXIT_USAGE);
+	assert_non_null(strstr(f->err, "give --range N"));
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--length", "512", "--global",
+			     NULL), EXIT_USAGE);
+	assert_non_null(strstr(f->err, "takes neither"));
+	assert_int_equal(run(f, NULL, "discover", f->drive, "--json", NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "\"locking_enabled\":false"));	/* nothing was set up */
 	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "2", "--start", "1024",
 			     "--length", "512", NULL), EXIT_OK);
 	assert_non_null(strstr(f->out, "range 2"));

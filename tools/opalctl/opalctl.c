@@ -658,6 +658,9 @@ static int cmd_setup(struct ctx *c)
 
 	if (c->range > 0 && (!c->have_start || !c->have_length))
 		return fail(c, EXIT_USAGE, "setup --range %d: needs --start LBA and --length N", c->range);
+	/* Without --range they would set up the global range: the whole disk. */
+	if (c->range <= 0 && (c->have_start || c->have_length))
+		return fail(c, EXIT_USAGE, "setup: --start and --length place a locking range: give --range N (1 to 8); the global range covers the whole disk and takes neither");
 	if (c->sum && (c->range < 0 || !c->new_keyfile))
 		return fail(c, EXIT_USAGE, "setup --sum: needs --range N and --new-keyfile F (the key of the range's owner, User N+1)");
 	if (c->range > 0 && c->global)
