@@ -170,6 +170,13 @@ static void test_usage(void **state)
 	assert_int_equal(run(f, NULL, "--help", NULL), EXIT_OK);
 	assert_non_null(strstr(f->out, "psid-revert"));
 	assert_int_equal(run(f, NULL, "discover", "/nonexistent/dev", NULL), EXIT_DEVICE);
+	/* Not a disk: refused at open, saying what it is (not sent "through scsi"). */
+	assert_int_equal(run(f, NULL, "discover", "/dev/null", NULL), EXIT_USAGE);
+	assert_non_null(strstr(f->err, "/dev/null: a character device that is neither an NVMe controller nor a SCSI generic device"));
+	assert_int_equal(run(f, NULL, "status", f->bad, "--transport", "scsi", NULL), EXIT_USAGE);
+	assert_non_null(strstr(f->err, "a regular file, not a disk"));
+	assert_int_equal(run(f, NULL, "discover", f->drive, "-t", "bogus", NULL), EXIT_USAGE);
+	assert_non_null(strstr(f->err, "--transport bogus: use auto"));
 	assert_int_equal(run(f, NULL, "discover", f->drive, "--transport", "carrier-pigeon", NULL),
 			 EXIT_USAGE);
 	/* One line, "what failed: what to do". */

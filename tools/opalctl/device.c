@@ -65,6 +65,38 @@ static bool is_nvme(const char *path)
 	return strstr(real, "/nvme") != NULL;
 }
 
+/*
+ * What an Opal command can be sent to: a block device (a disk: NVMe, SCSI,
+ * ATA), an NVMe controller or generic namespace, a SCSI generic device.
+ * Anything else is refused here, saying what it is, rather than sent
+ * "through scsi" to fail with an ioctl error.
+ */
+static int drive_node(const char *path, char *why, size_t whylen)
+{
+	char sys[64], real[PATH_MAX];
+	struct stat st;
+
+	if (stat(path, &st)) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		return OPAL_ERR_TRANSPORT;
+	}
+	if (S_ISBLK(st.st_mode))
+		return 0;
+	if (S_ISCHR(st.st_mode)) {
+		snprintf(sys, sizeof(sys), "/sys/dev/char/%u:%u", major(st.st_rdev),
+			 minor(st.st_rdev));
+		if (realpath(sys, real) && (strstr(real, "/nvme") || strstr(real, "/scsi_generic/")))
+			return 0;
+		snprintf(why, whylen, "a character device that is neither an NVMe controller nor a SCSI generic device (%u:%u): give the disk, e.g. /dev/nvme0n1 or /dev/sda",
+			 major(st.st_rdev), minor(st.st_rdev));
+		return OPAL_ERR_INVAL;
+	}
+	snprintf(why, whylen, "%s, not a disk: give a whole-disk block device (/dev/nvme0n1, /dev/sda) or an NVMe controller (/dev/nvme0)",
+		 S_ISDIR(st.st_mode) ? "a directory" : S_ISREG(st.st_mode) ? "a regular file" :
+		 "not a device");
+	return OPAL_ERR_INVAL;
+}
+
 /* NVMe for NVMe devices, SG_IO for anything else. */
 static int open_raw(const char *path, bool nvme, struct opalctl_dev *dev, char *why,
 		    size_t whylen)
@@ -100,6 +132,12 @@ int opalctl_dev_open(const char *path, const char *transport, unsigned int timeo
 		snprintf(why, whylen, "this opalctl is built without the sedsim transport (test builds have it: opalctl-sim)");
 		rc = OPAL_ERR_INVAL;
 #endif
+	} else if (strcmp(transport, "nvme") && strcmp(transport, "scsi") &&
+		   strcmp(transport, "ioctl") && strcmp(transport, "auto")) {
+		snprintf(why, whylen, "unknown transport: use auto, ioctl, nvme, scsi or sedsim");
+		rc = OPAL_ERR_INVAL;
+	} else if ((rc = drive_node(path, why, whylen))) {
+		/* why says what it is */
 	} else if (!strcmp(transport, "nvme") || !strcmp(transport, "scsi")) {
 		rc = open_raw(path, !strcmp(transport, "nvme"), dev, why, whylen);
 	} else if (!strcmp(transport, "ioctl") || !strcmp(transport, "auto")) {
@@ -136,9 +174,6 @@ int opalctl_dev_open(const char *path, const char *transport, unsigned int timeo
 		} else {
 			rc = open_raw(path, nvme, dev, why, whylen);
 		}
-	} else {
-		snprintf(why, whylen, "unknown transport: use auto, ioctl, nvme, scsi or sedsim");
-		rc = OPAL_ERR_INVAL;
 	}
 	if (rc) {
 		opalctl_dev_close(dev);

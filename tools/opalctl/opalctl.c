@@ -1850,7 +1850,13 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 		case OPT_ASKPASS: c->askpass = optarg; break;
 		case OPT_BOOT: c->boot = true; break;
 		case OPT_STATE_DIR: c->state_dir = optarg; break;
-		case 't': c->transport = optarg; break;
+		case 't':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "ioctl") && strcmp(optarg, "nvme") &&
+			    strcmp(optarg, "scsi") && strcmp(optarg, "sedsim"))
+				return fail(c, EXIT_USAGE, "--transport %s: use auto, ioctl, nvme, scsi (or sedsim, test builds)",
+					    optarg);
+			c->transport = optarg;
+			break;
 		case OPT_TIMEOUT:
 			if (!parse_u64(optarg, &v) || !v || v > 600000)
 				return fail(c, EXIT_USAGE, "--timeout %s: use 1 to 600000 ms", optarg);
@@ -1920,8 +1926,10 @@ int opalctl_run(int argc, char **argv, FILE *in, FILE *out, FILE *err)
 	} else {
 		rc = opalctl_dev_open(c.devpath, c.transport, c.timeout_ms,
 				      (cmd->flags & CMD_KERNEL) != 0, &c.dev, why, sizeof(why));
-		if (rc) {
-			rc = fail(&c, rc == OPAL_ERR_INVAL ? EXIT_USAGE : EXIT_DEVICE,
+		if (rc == OPAL_ERR_INVAL) {
+			rc = fail(&c, EXIT_USAGE, "%s: %s", c.devpath, why);
+		} else if (rc) {
+			rc = fail(&c, EXIT_DEVICE,
 				  "cannot open %s (transport %s): %s: check the path, permissions and --transport",
 				  c.devpath, c.transport, why);
 		} else {
