@@ -39,14 +39,6 @@
 /* Each step of a Tang exchange (curl inside clevis-decrypt-tang). */
 #define CURL_CONNECT_TIMEOUT 5
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* ------------------------------------------------------------ children */
 
 /* What a child reads and where its output goes. */
@@ -128,7 +120,7 @@ static int reap_child(pid_t pid, uint64_t end, bool kill_now)
 			break;
 		if (w < 0 && errno != EINTR)
 			return -errno;
-		if (kill_now || now_ms() >= end) {
+		if (kill_now || opalctl_now_ms() >= end) {
 			kill(-pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			return kill_now ? 128 + SIGKILL : -ETIMEDOUT;
@@ -140,22 +132,17 @@ static int reap_child(pid_t pid, uint64_t end, bool kill_now)
 
 /*
  * Read fd into capture until end of file, end (monotonic ms), or capture
- * full. Returns 0, -ETIMEDOUT or -EFBIG.
+ * full; given up as soon as wake_fd (>= 0) is readable. Returns 0,
+ * 1 (woken), -ETIMEDOUT or -EFBIG.
  */
-static int capture_output(int fd, struct secret *capture, uint64_t end)
+static int capture_output(int fd, struct secret *capture, uint64_t end, int wake_fd)
 {
 	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		uint64_t t = now_ms();
+		int rc = wait_readable(fd, wake_fd, end);
 		ssize_t n;
 
-		if (t >= end)
-			return -ETIMEDOUT;
-		n = poll(&p, 1, (int)(end - t));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n == 0)
-			continue;
+		if (rc)
+			return rc;
 		n = read(fd, capture->data + capture->len, capture->cap - capture->len);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -176,14 +163,14 @@ static int capture_output(int fd, struct secret *capture, uint64_t end)
  */
 static int run_child(char *const argv[], struct child_io *io, uint64_t timeout_ms)
 {
-	uint64_t end = now_ms() + timeout_ms;
+	uint64_t end = opalctl_now_ms() + timeout_ms;
 	int out = -1, rc = 0, st;
 	pid_t pid = spawn_child(argv, io, &out);
 
 	if (pid < 0)
 		return pid;
 	if (out >= 0) {
-		rc = capture_output(out, io->capture, end);
+		rc = capture_output(out, io->capture, end, -1);
 		close(out);
 	}
 	st = reap_child(pid, end, rc != 0);
@@ -803,7 +790,7 @@ struct deadline {
 
 static uint64_t remaining_ms(const struct deadline *d, uint64_t want)
 {
-	uint64_t t = now_ms();
+	uint64_t t = opalctl_now_ms();
 
 	if (!d->set)
 		return want;
@@ -818,7 +805,7 @@ static uint64_t remaining_ms(const struct deadline *d, uint64_t want)
  */
 static uint64_t prompt_end(const struct deadline *d)
 {
-	return (d->set ? d->end : now_ms()) + d->prompt_ms;
+	return (d->set ? d->end : opalctl_now_ms()) + d->prompt_ms;
 }
 
 /*
@@ -829,7 +816,7 @@ static uint64_t prompt_end(const struct deadline *d)
 static int wait_device(const struct opaltab_entry *e, const struct deadline *dl, char *path,
 		       size_t cap)
 {
-	uint64_t end = now_ms() + remaining_ms(dl, (uint64_t)e->timeout_s * 1000);
+	uint64_t end = opalctl_now_ms() + remaining_ms(dl, (uint64_t)e->timeout_s * 1000);
 
 	for (;;) {
 		int rc = -ENOENT;
@@ -843,7 +830,7 @@ static int wait_device(const struct opaltab_entry *e, const struct deadline *dl,
 			rc = opal_drive_find(e->dev_kind == OPALTAB_DEV_SERIAL ? OPAL_DRIVE_BY_SERIAL :
 					     OPAL_DRIVE_BY_WWN, e->dev, path, cap);
 		}
-		if (rc != -ENOENT || now_ms() >= end)
+		if (rc != -ENOENT || opalctl_now_ms() >= end)
 			return rc;
 		usleep(200000);
 	}
@@ -902,7 +889,7 @@ static void fetch_start(const struct opaltab_entry *e, uint64_t end, struct key_
 		if (null >= 0)
 			dup2(null, 2);
 		while (key) {
-			uint64_t t = now_ms(), left = t < end ? end - t : 0;
+			uint64_t t = opalctl_now_ms(), left = t < end ? end - t : 0;
 			uint64_t each = (uint64_t)e->timeout_s * 1000;
 
 			if (left < 1000)
@@ -914,7 +901,7 @@ static void fetch_start(const struct opaltab_entry *e, uint64_t end, struct key_
 				secret_free(key);
 				_exit(sent ? 0 : 1);
 			}
-			t = now_ms();
+			t = opalctl_now_ms();
 			if (t + backoff * 1000u >= end)
 				break;
 			sleep(backoff);
@@ -938,10 +925,10 @@ static int fetch_collect(struct key_fetch *f, struct secret *out)
 	int rc;
 
 	out->len = 0;
-	rc = capture_output(f->fd, out, now_ms() + 5000);
+	rc = capture_output(f->fd, out, opalctl_now_ms() + 5000, -1);
 	close(f->fd);
 	f->fd = -1;
-	if (reap_child(f->pid, now_ms() + 5000, false) || rc || !out->len || out->len > OPAL_PIN_MAX) {
+	if (reap_child(f->pid, opalctl_now_ms() + 5000, false) || rc || !out->len || out->len > OPAL_PIN_MAX) {
 		explicit_bzero(out->data, out->cap);
 		out->len = 0;
 		rc = -ENOKEY;
@@ -958,7 +945,7 @@ static int fetch_collect(struct key_fetch *f, struct secret *out)
 static int ask_passphrase(struct ctx *c, const char *prompt, uint64_t end, struct secret *out,
 			  int wake_fd)
 {
-	uint64_t t = now_ms();
+	uint64_t t = opalctl_now_ms();
 	int rc;
 
 	out->len = 0;
@@ -969,44 +956,17 @@ static int ask_passphrase(struct ctx *c, const char *prompt, uint64_t end, struc
 		struct child_io io = { .in_fd = 0, .out_fd = -1, .capture = out };
 		int fd = -1;
 		pid_t pid = spawn_child(argv, &io, &fd);
-		bool woken = false;
+		bool woken;
 
 		if (pid < 0)
 			return pid;
-		rc = 0;
-		while (!rc) {
-			struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
-					       { .fd = wake_fd, .events = POLLIN } };
-			ssize_t n;
-
-			t = now_ms();
-			if (t >= end) {
-				rc = -ETIMEDOUT;
-				break;
-			}
-			n = poll(p, wake_fd >= 0 ? 2 : 1, (int)(end - t));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				continue;
-			if (wake_fd >= 0 && p[1].revents) {
-				woken = true;
-				break;
-			}
-			n = read(fd, out->data + out->len, out->cap - out->len);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			out->len += (size_t)n;
-			if (out->len == out->cap)
-				rc = -EFBIG;
-		}
+		rc = capture_output(fd, out, end, wake_fd);
+		woken = rc == 1;
 		close(fd);
 		if (woken) {
 			/* A polite end first: plymouth or the agent take the prompt down. */
 			kill(-pid, SIGTERM);
-			reap_child(pid, now_ms() + 1000, false);
+			reap_child(pid, opalctl_now_ms() + 1000, false);
 			explicit_bzero(out->data, out->cap);
 			out->len = 0;
 			return 1;
@@ -1042,19 +1002,9 @@ static int ask_passphrase(struct ctx *c, const char *prompt, uint64_t end, struc
 /* Nobody answers (no terminal, the askpass failed): wait for the fetcher alone. */
 static int wait_fetch(struct key_fetch *f, uint64_t end)
 {
-	for (;;) {
-		struct pollfd p = { .fd = f->fd, .events = POLLIN };
-		uint64_t t = now_ms();
-		int n;
+	int rc = wait_readable(f->fd, -1, end);
 
-		if (t >= end)
-			return -ETIMEDOUT;
-		n = poll(&p, 1, (int)(end - t));
-		if (n < 0 && errno != EINTR)
-			return -errno;
-		if (n > 0)
-			return 1;
-	}
+	return rc ? rc : 1;
 }
 
 /* ------------------------------------------------------------- entries */
@@ -1217,7 +1167,7 @@ static int unlock_entry(struct ctx *c, const struct opaltab_entry *e, const stru
 	unsigned int user = e->user;
 	bool have_key = false, saved = false;
 	bool can_prompt = !c->no_prompt && (e->key_kind == OPALTAB_KEY_PROMPT || e->fallback_prompt);
-	uint64_t start = now_ms();
+	uint64_t start = opalctl_now_ms();
 	unsigned int refused = 0;
 	int rc = 0;
 
@@ -1247,7 +1197,7 @@ static int unlock_entry(struct ctx *c, const struct opaltab_entry *e, const stru
 					    kind, e->dev, path);
 		return entry_failed(res, EXIT_DEVICE, "device %s%s %s within %u s", kind, e->dev,
 				    rc == -ENOENT ? "not found" : strerror(-rc),
-				    (unsigned int)((now_ms() - start + 500) / 1000));
+				    (unsigned int)((opalctl_now_ms() - start + 500) / 1000));
 	}
 	json_object_object_add(res, "device", json_object_new_string(path));
 	if (drive_unlocked(c, e, path)) {
@@ -1489,7 +1439,7 @@ int cmd_unlock_all(struct ctx *c)
 	}
 	if (c->have_deadline) {
 		dl.set = true;
-		dl.end = now_ms() + (uint64_t)c->deadline_s * 1000;
+		dl.end = opalctl_now_ms() + (uint64_t)c->deadline_s * 1000;
 	}
 	dl.prompt_ms = (uint64_t)(c->prompt_timeout_s ? c->prompt_timeout_s : 120) * 1000;
 	json_object_object_add(c->jout, "table", json_object_new_string(table));

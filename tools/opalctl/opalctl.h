@@ -48,6 +48,14 @@ int secret_read_line(struct secret *s, int fd, const char *prompt, unsigned int 
 int secret_read_line_or(struct secret *s, int fd, const char *prompt, unsigned int timeout_ms,
 			int wake_fd);
 
+/* CLOCK_MONOTONIC in milliseconds: what every deadline is counted in. */
+uint64_t opalctl_now_ms(void);
+/*
+ * Wait until fd is readable (0), or wake_fd (>= 0) is (1), or the clock
+ * reaches end (-ETIMEDOUT); -errno when poll fails.
+ */
+int wait_readable(int fd, int wake_fd, uint64_t end);
+
 /* Run one opalctl command line; returns the exit code. */
 int opalctl_run(int argc, char **argv, FILE *in, FILE *out, FILE *err);
 

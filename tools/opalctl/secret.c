@@ -85,7 +85,7 @@ int secret_read(struct secret *s, const char *path, FILE *in)
 	return 0;
 }
 
-static uint64_t mono_ms(void)
+uint64_t opalctl_now_ms(void)
 {
 	struct timespec ts;
 
@@ -93,12 +93,34 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+int wait_readable(int fd, int wake_fd, uint64_t end)
+{
+	for (;;) {
+		struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
+				       { .fd = wake_fd, .events = POLLIN } };
+		uint64_t t = opalctl_now_ms();
+		int n;
+
+		if (t >= end)
+			return -ETIMEDOUT;
+		n = poll(p, wake_fd >= 0 ? 2 : 1, (int)(end - t));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (wake_fd >= 0 && p[1].revents)
+			return 1;
+		if (n > 0)
+			return 0;
+	}
+}
+
 int secret_read_line_or(struct secret *s, int fd, const char *prompt, unsigned int timeout_ms,
 			int wake_fd)
 {
 	struct termios old, quiet;
 	bool tty = !tcgetattr(fd, &old);
-	uint64_t end = mono_ms() + timeout_ms;
+	uint64_t end = opalctl_now_ms() + timeout_ms;
 	int rc = 0;
 
 	s->len = 0;
@@ -111,26 +133,12 @@ int secret_read_line_or(struct secret *s, int fd, const char *prompt, unsigned i
 	if (prompt && (write(fd, prompt, strlen(prompt)) < 0 || write(fd, ": ", 2) < 0))
 		rc = -errno;
 	while (!rc && s->len < s->cap) {
-		struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = wake_fd, .events = POLLIN } };
-		uint64_t t = mono_ms();
 		char ch;
 		ssize_t n;
 
-		if (t >= end) {
-			rc = -ETIMEDOUT;
+		rc = wait_readable(fd, wake_fd, end);
+		if (rc)
 			break;
-		}
-		n = poll(p, wake_fd >= 0 ? 2 : 1, (int)(end - t));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			rc = n ? -errno : -ETIMEDOUT;
-			break;
-		}
-		if (wake_fd >= 0 && p[1].revents) {
-			rc = 1;
-			break;
-		}
 		n = read(fd, &ch, 1);
 		if (n < 0 && errno == EINTR)
 			continue;
