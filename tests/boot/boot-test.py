@@ -196,7 +196,7 @@ class Env:
 B=/bin/busybox
 [ -r /proc/mounts ] || $B mount -t proc proc /proc
 echo
-echo "{ROOT_MARK} $($B cat /proc/sys/kernel/osrelease)"
+echo "{ROOT_MARK} $($B uname -r)"
 echo "{DATA_MARK} $($B sha256sum /data.bin | $B cut -d' ' -f1)"
 echo "FDEKIT-ROOT-SOURCE $($B awk '$2 == "/" {{ print $1 }}' /proc/mounts | $B tail -n1)"
 # The network as the real system finds it: per interface, its MAC, its
@@ -556,7 +556,8 @@ $B poweroff -f
 
     # --- QEMU ---------------------------------------------------------------
     def boot(self, kver, initrd, append, answers=(), timeout=None, qemu_args=(), root=None,
-             splash=False, tang_net="user", drive_net="storage", events=(), watch=None):
+             splash=False, tang_net="user", drive_net="storage", net_args=None, events=(),
+             watch=None):
         """Boot; returns (console text, qemu exit status or None on timeout,
         answers written). answers: (regex, text) pairs typed on the serial
         console the first time the regex matches. root: the root= device
@@ -572,8 +573,9 @@ $B poweroff -f
         storage NIC (STORAGE_MAC, 10.0.3.0/24), which the test's
         init-premount script configures statically to reach the drive.
         drive_net="tang": the drive is reached at 10.0.2.2 through the
-        Tang NIC instead, for the dracut image, whose test module does not
-        configure the storage NIC.
+        Tang NIC instead (a test module that cannot configure the storage
+        NIC). net_args: the network part of the command line instead of
+        "ip=dhcp BOOTIF=01-<the Tang NIC's MAC>".
 
         events: (seconds, regex or None, fn): fn() is called once, when
         that many seconds have passed since QEMU started and the regex has
@@ -588,7 +590,9 @@ $B poweroff -f
                      f"fdekit.test.nvmf={STORAGE_HOST},{self.nvme_port},{NQN}")
         else:
             drive = f"fdekit.test.nvmf=10.0.2.2,{self.nvme_port},{NQN}"
-        cmdline = (f"console=ttyS0 panic=-1 root={root} ip=dhcp BOOTIF={bootif} "
+        if net_args is None:
+            net_args = f"ip=dhcp BOOTIF={bootif}"
+        cmdline = (f"console=ttyS0 panic=-1 root={root} {net_args} "
                    f"{'splash' if splash else 'plymouth.enable=0'} "
                    f"{drive} {append}").strip()
         tang_netdev = {"user": "user,id=n0", "none": "hubport,id=n0,hubid=1"}[tang_net]
@@ -704,6 +708,18 @@ def opal_options(kver, timeout=60):
 def how(kver):
     return ("kernel sed-opal ioctls on the namespace" if kernel_opal(kver) else
             f"NVMe Security Send/Receive on the controller: {kver} has no sed-opal for fabrics")
+
+
+def dracut_net():
+    """How a dracut boot reaches the drive (keywords of Env.boot). A dracut
+    test module that configures the storage NIC itself (it has
+    storage-nic.sh): through the storage NIC, and no ip=/BOOTIF=, as the
+    fdekit module then brings the Tang NIC up itself (BOOTIF= would make
+    dracut wait for that NIC's DHCP). An older test module: through the
+    Tang NIC, which ip=dhcp BOOTIF= has dracut configure."""
+    if os.path.exists(os.path.join(HERE, "dracut", "91fdekit-test-nvmf", "storage-nic.sh")):
+        return {"drive_net": "storage", "net_args": ""}
+    return {"drive_net": "tang"}
 
 
 def step(tap, descs, fn):
@@ -906,7 +922,7 @@ def main():
                 missing = [n for n in need if n not in files]
                 good, diag, _, _ = boot_expect_root(env, k, initrd, [t["a"]],
                                                     "rd.shell=0 rd.emergency=reboot rd.retry=60",
-                                                    drive_net="tang")
+                                                    **dracut_net())
                 return [(not missing, f"missing: {missing}"), (good, diag)]
             step(tap, dracut_descs(k), dracut)
 
@@ -1397,7 +1413,7 @@ def full_scenarios(tap, env, t, k, descs, entry):
         good, diag, text, _ = boot_expect_root(
             env, k, initrd, [t["a"]],
             f"rd.lvm.lv={vg}/{lv} rd.shell=0 rd.emergency=reboot rd.retry=60", root=root,
-            drive_net="tang")
+            **dracut_net())
         on_lv = dm_root.search(text) is not None
         ordered = unlocked_before_lv(text)
         return [(good and on_lv and ordered and not missing,
@@ -1436,7 +1452,7 @@ def full_scenarios(tap, env, t, k, descs, entry):
         good, diag, text, _ = boot_expect_root(
             env, k, initrd, [t["a"]],
             f"rd.luks.uuid={luks_uuid} rd.shell=0 rd.emergency=reboot rd.retry=60",
-            answers=[(r"Enter passphrase for /dev/nvme", passphrase)], drive_net="tang")
+            answers=[(r"Enter passphrase for /dev/nvme", passphrase)], **dracut_net())
         sed = text.find("range 1 unlocked")
         ask = text.find("Enter passphrase for /dev/nvme")
         ordered = 0 <= sed < ask
