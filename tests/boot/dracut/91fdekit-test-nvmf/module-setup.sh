@@ -1,6 +1,14 @@
 #!/bin/bash
-# Test only: connect the boot test's NVMe/TCP drive once the network is up,
-# before fdekit-opal's online hook (priority 20 < 40).
+# Test only: the boot test's drive, a sedsim NVMe/TCP target on the host,
+# served on a NIC of its own (a storage-only network). A udev rule gives that
+# NIC, found by its MAC address, a static address as soon as it appears (so
+# that it is configured before anything else looks at it, fdekit's own
+# network setup included), then queues the connection. No other interface is
+# touched: the NIC that reaches Tang is left to fdekit. Kernel command line:
+#   fdekit.test.storage=MAC,ADDR/PREFIX  the storage NIC and its address
+#   fdekit.test.nvmf=ADDR,PORT,NQN       the target, reached through it
+# Without fdekit.test.storage the drive is connected from initqueue/online,
+# through the network fdekit brought up.
 
 # called by dracut
 check() {
@@ -9,7 +17,6 @@ check() {
 
 # called by dracut
 depends() {
-    echo network
     return 0
 }
 
@@ -21,6 +28,9 @@ installkernel() {
 # called by dracut
 install() {
     inst_script "$moddir/nvmf-connect.sh" /sbin/fdekit-test-nvmf-connect
+    inst_script "$moddir/storage-nic.sh" /sbin/fdekit-test-storage-nic
+    inst_hook pre-udev 30 "$moddir/storage-rules.sh"
     inst_hook initqueue/online 20 "$moddir/nvmf-online.sh"
-    inst_multiple modprobe
+    inst_multiple modprobe ip
+    dracut_need_initqueue
 }

@@ -1,2 +1,3 @@
 #!/bin/sh
-[ -e /tmp/fdekit-test-nvmf.done ] || /sbin/fdekit-test-nvmf-connect
+# Without fdekit.test.storage only: connect once an interface is up.
+getarg fdekit.test.storage >/dev/null || /sbin/fdekit-test-nvmf-connect
