@@ -1,3 +1,4 @@
 #!/bin/sh
-# initqueue/online: an interface came up; Tang may be reachable now.
-[ -e /tmp/fdekit-opal.done ] || /sbin/fdekit-opal-unlock online
+# initqueue/online: interface $1 came up; Tang may be reachable now (and
+# after the unlock, an interface brought up for Tang goes down again).
+/sbin/fdekit-opal-unlock online "$1"

@@ -1,3 +1,4 @@
 #!/bin/sh
-# initqueue/settled: udev is idle; unlock unless the network is still needed.
-[ -e /tmp/fdekit-opal.done ] || /sbin/fdekit-opal-unlock settled
+# initqueue/settled: udev is idle; unlock when the network is not needed,
+# is up, cannot come up, or at the deadline.
+[ -e /run/fdekit-opal/done ] || /sbin/fdekit-opal-unlock settled

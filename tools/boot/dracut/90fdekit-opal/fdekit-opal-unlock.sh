@@ -1,64 +1,357 @@
 #!/bin/sh
-# fdekit-opal-unlock STAGE: run `opalctl unlock-all` once, from the
-# initqueue. STAGE is settled (udev idle) or online (an interface is up).
-# When a JWE uses the tang pin, the settled calls wait for the network, but
-# only until the deadline (rd.fdekit.timeout, counted from the first call):
-# then the unlock runs anyway and the table's fallback applies.
+# fdekit-opal-unlock STAGE [IFACE]: what the fdekit-opal dracut module does
+# at boot, called from its hooks:
+#
+#   genrules    pre-udev: when the image holds a tang binding and nothing
+#               else brings the network up, a udev rule that has fdekit
+#               bring each interface up (no rd.neednet: nothing in the
+#               initqueue waits for a network that may never come)
+#   ifup IFACE  the job that rule queues: run dracut's ifup for IFACE in the
+#               background, so that a DHCP server that never answers does
+#               not hold the initqueue for dhclient's 60 s
+#   settled     initqueue/settled: unlock when no tang binding needs the
+#               network; else when an interface is up and nothing has tried
+#               yet, when every interface fdekit started has failed, or at
+#               the deadline, once
+#   online      initqueue/online: an interface came up: try (again)
+#   timeout     initqueue/timeout: try again, once
+#
+# Each try runs `opalctl unlock-all --deadline LEFT`, LEFT being what is left
+# of rd.fdekit.timeout (default 120 s) counted from the first of these calls,
+# never less than 5 s; opalctl then applies each entry's fallback, and its
+# prompt waits at most --prompt-timeout (120 s) more. Entries already
+# unlocked need no key when a try is repeated. The unlock is done when a try
+# unlocks everything, when the try at the deadline ends, or when opalctl
+# fails for another reason than an entry staying locked (exit 11); the
+# initqueue does not finish before that (initqueue/finished).
+#
+# Then the interfaces brought up for Tang are taken down again, unless the
+# system needs them: rd.fdekit.keepnet=1 (or fdekit.keepnet=1), a network
+# root (netroot), rd.neednet=1 from the command line or another module, or an
+# NVMe over Fabrics controller reached through the interface.
 type getarg >/dev/null 2>&1 || . /lib/dracut-lib.sh
 
-done_flag=/tmp/fdekit-opal.done
-start_file=/tmp/fdekit-opal.start
+state=/run/fdekit-opal
 table=/etc/fdekit/opaltab
+min_deadline=5
 FDEKIT_PINS=
 FDEKIT_TIMEOUT=
 [ -r /etc/fdekit/initramfs.conf ] && . /etc/fdekit/initramfs.conf
-[ -e "$done_flag" ] && exit 0
-[ -s "$table" ] || { : >"$done_flag"; exit 0; }
+mkdir -p "$state"
 
-if ! getargbool 1 rd.fdekit.opal -d fdekit.opal; then
-    info "fdekit: Opal unlock skipped (rd.fdekit.opal=0)"
-    : >"$done_flag"
-    exit 0
-fi
-t=$(getarg rd.fdekit.timeout -d fdekit.timeout) && FDEKIT_TIMEOUT=$t
+stage=$1
+iface=$2
+
+uses_tang() {
+    case " $FDEKIT_PINS " in
+        *" tang "*) return 0 ;;
+    esac
+    return 1
+}
+
+enabled() {
+    [ -s "$table" ] && getargbool 1 rd.fdekit.opal -d fdekit.opal
+}
+
+# Why the network stays up after the unlock, if it does.
+keep_reason() {
+    if getargbool 0 rd.fdekit.keepnet -d fdekit.keepnet; then
+        echo "rd.fdekit.keepnet"
+    elif [ -n "$netroot" ]; then
+        echo "the root is on the network"
+    elif getargbool 0 rd.neednet; then
+        echo "rd.neednet=1"
+    else
+        return 1
+    fi
+}
+
+now() {
+    read -r _up _ </proc/uptime
+    echo "${_up%%.*}"
+}
+
+_t=$(getarg rd.fdekit.timeout -d fdekit.timeout) && FDEKIT_TIMEOUT=$_t
 case $FDEKIT_TIMEOUT in
     "" | *[!0-9]*) FDEKIT_TIMEOUT=120 ;;
 esac
 
-read -r now _ </proc/uptime
-now=${now%%.*}
-[ -e "$start_file" ] || echo "$now" >"$start_file"
-read -r start <"$start_file"
-left=$((start + FDEKIT_TIMEOUT - now))
+# Seconds left of the bound, counted from the first call.
+time_left() {
+    _now=$(now)
+    [ -s "$state/start" ] || echo "$_now" >"$state/start"
+    read -r _start <"$state/start"
+    echo $((_start + FDEKIT_TIMEOUT - _now))
+}
 
-case " $FDEKIT_PINS " in
-    *" tang "*)
-        if [ "$1" != online ] && [ "$left" -gt 0 ]; then
-            up=
-            for f in /tmp/net.*.did-setup; do
-                [ -e "$f" ] && up=1
-            done
-            [ -n "$up" ] || exit 0
+# The interface the route to address $1 goes through.
+route_dev() {
+    # shellcheck disable=SC2046 # one word per field
+    set -- $(ip route get "$1" 2>/dev/null)
+    while [ $# -gt 1 ]; do
+        [ "$1" = dev ] && echo "$2" && return 0
+        shift
+    done
+    return 1
+}
+
+# An NVMe over Fabrics controller is reached through interface $1 (its name
+# printed): taking the interface down would cut a drive off.
+carries_nvmf() {
+    for _c in /sys/class/nvme/nvme*; do
+        [ -r "$_c/transport" ] && [ -r "$_c/address" ] || continue
+        read -r _tr <"$_c/transport"
+        case $_tr in
+            tcp | rdma) ;;
+            *) continue ;;
+        esac
+        read -r _addr <"$_c/address"
+        _tra=
+        case ",$_addr," in
+            *",host_iface=$1,"*) ;;
+            *",traddr="*)
+                _tra=${_addr#*traddr=}
+                _tra=${_tra%%,*}
+                [ "$(route_dev "$_tra")" = "$1" ] || continue
+                ;;
+            *) continue ;;
+        esac
+        echo "${_c##*/}"
+        return 0
+    done
+    return 1
+}
+
+# The interfaces dracut's network scripts configured, and those fdekit
+# started; one name per line.
+brought_up() {
+    for _f in /tmp/net.*.up /tmp/net.*.did-setup "$state"/ifup.*; do
+        [ -e "$_f" ] || continue
+        _n=${_f##*/}
+        case $_n in
+            ifup.*.end) continue ;;
+            ifup.*) _n=${_n#ifup.} ;;
+            *) _n=${_n#net.} && _n=${_n%.*} ;;
+        esac
+        # (net.MAC.up files name no interface)
+        [ -d "/sys/class/net/$_n" ] && [ "$_n" != lo ] && echo "$_n"
+    done | sort -u
+}
+
+# Take down what was brought up for Tang ($1: only that interface).
+take_down() {
+    uses_tang || return 0
+    if _why=$(keep_reason); then
+        [ -e "$state/kept" ] || info "fdekit: the network stays up ($_why)"
+        : >"$state/kept"
+        return 0
+    fi
+    for _f in "$state"/ifup.*; do
+        case $_f in
+            *.end) continue ;;
+        esac
+        [ -e "$_f" ] && [ ! -e "$_f.end" ] || continue
+        read -r _pid <"$_f" && kill -TERM "-$_pid" 2>/dev/null
+    done
+    for _if in $(brought_up); do
+        if [ -n "$1" ]; then
+            # It came up (again) after the unlock.
+            [ "$1" = "$_if" ] || continue
+        else
+            [ ! -e "$state/down.$_if" ] || continue
         fi
+        if _c=$(carries_nvmf "$_if"); then
+            [ -e "$state/kept.$_if" ] ||
+                info "fdekit: $_if stays up: the NVMe over Fabrics controller $_c is reached through it"
+            : >"$state/kept.$_if"
+            continue
+        fi
+        if [ -s "/tmp/dhclient.$_if.pid" ]; then
+            read -r _pid <"/tmp/dhclient.$_if.pid" && kill -TERM "$_pid" 2>/dev/null
+        fi
+        ip addr flush dev "$_if" 2>/dev/null
+        ip link set dev "$_if" down 2>/dev/null
+        : >"$state/down.$_if"
+        info "fdekit: $_if taken down (brought up for Tang only)"
+    done
+}
+
+finish() {
+    : >"$state/done"
+    take_down
+}
+
+# The prompt: through plymouth when it runs, else opalctl's own prompt on
+# the console.
+askpass() {
+    if [ -x /bin/plymouth ] && plymouth --ping 2>/dev/null; then
+        echo /usr/lib/fdekit/plymouth-askpass
+    fi
+}
+
+# One try. $1 = seconds left, $2 = why, $3 = last: no try after this one.
+try_unlock() {
+    mkdir "$state/busy" 2>/dev/null || return 0
+    rm -f "$state/pending"
+    _d=$1
+    _why=$2
+    _last=$3
+    # Never 0 or less: a key attempt still gets a few seconds.
+    if [ "$_d" -le "$min_deadline" ]; then
+        _d=$min_deadline
+        _last=1
+    fi
+    _n=0
+    [ -s "$state/tries" ] && read -r _n <"$state/tries"
+    _n=$((_n + 1))
+    echo "$_n" >"$state/tries"
+    # --state-dir: what was unlocked, for the running system
+    # (fdekit-opal-sleep-guard.service); /run is handed over at switch_root.
+    set -- unlock-all --table "$table" --deadline "$_d" --state-dir /run/fdekit
+    _ap=$(askpass)
+    [ -n "$_ap" ] && set -- "$@" --askpass "$_ap"
+    info "fdekit: unlocking Opal drives (try $_n: $_why; bound ${_d}s)"
+    # Its lines ("root: /dev/nvme0n1 range 1 unlocked (...)") on the
+    # console also where systemd runs the initqueue (stderr: journal+console).
+    /usr/sbin/opalctl "$@" >&2
+    _rc=$?
+    rmdir "$state/busy"
+    case $_rc in
+        0) finish ;;
+        11)
+            if [ -n "$_last" ]; then
+                warn "fdekit: some Opal drives of $table stay locked (opalctl unlock-all exit 11)"
+                finish
+            else
+                info "fdekit: some Opal drives are still locked: tried again when an interface comes up, or at the initqueue timeout, until ${FDEKIT_TIMEOUT}s"
+            fi
+            ;;
+        *)
+            warn "fdekit: opalctl unlock-all failed (exit $_rc)"
+            finish
+            ;;
+    esac
+    # The re-read partitions come back as udev events; the initqueue goes
+    # on and finds the root device.
+    return 0
+}
+
+# A udev rule bringing up the interfaces for Tang, when nobody else does.
+genrules() {
+    uses_tang && enabled || return 0
+    time_left >/dev/null
+    # network-legacy's ifup; other network modules bring the network up
+    # through their own means (rd.neednet).
+    [ -x /sbin/ifup ] || return 0
+    # The network is needed by others: dracut brings it up and waits for it.
+    [ -n "$netroot" ] && return 0
+    getargbool 0 rd.neednet && return 0
+    # ip= naming interfaces: dracut's rules bring them up.
+    [ -s /etc/udev/rules.d/90-net.rules ] && return 0
+    # shellcheck disable=SC2016 # $name is udev's
+    echo 'SUBSYSTEM=="net", ACTION=="add", KERNEL!="lo", ENV{DEVTYPE}!="wlan|wwan", RUN+="/sbin/initqueue --onetime --unique --name fdekit-opal-ifup-$name /sbin/fdekit-opal-unlock ifup $name"' \
+        >/etc/udev/rules.d/91-fdekit-opal-net.rules
+}
+
+# Start ifup IFACE in the background, once.
+start_ifup() {
+    [ -n "$iface" ] && [ ! -e "$state/ifup.$iface" ] || return 0
+    # Configured by someone else (firmware, another module): left alone.
+    if [ -n "$(ip -o addr show dev "$iface" scope global 2>/dev/null)" ]; then
+        info "fdekit: $iface already has an address: left as it is"
+        return 0
+    fi
+    info "fdekit: bringing $iface up for Tang"
+    # A session of its own: take_down stops it and dhclient together.
+    FDEKIT_OPAL_BACKGROUND=1 setsid sh -c '/sbin/ifup "$1"; : >"$2"' fdekit-opal-ifup \
+        "$iface" "$state/ifup.$iface.end" </dev/null &
+    echo $! >"$state/ifup.$iface"
+}
+
+# Every interface fdekit started has ended without coming up.
+ifups_failed() {
+    _any=
+    for _f in "$state"/ifup.*; do
+        case $_f in
+            *.end) continue ;;
+        esac
+        [ -e "$_f" ] || continue
+        [ -e "$_f.end" ] || return 1
+        [ -e "/tmp/net.${_f##*/ifup.}.up" ] && return 1
+        _any=1
+    done
+    [ -n "$_any" ]
+}
+
+network_up() {
+    for _f in /tmp/net.*.did-setup; do
+        [ -e "$_f" ] && return 0
+    done
+    return 1
+}
+
+if [ -e "$state/done" ]; then
+    # An interface that comes up after the unlock goes down again.
+    [ "$stage" = online ] && take_down "$iface"
+    exit 0
+fi
+if ! enabled; then
+    [ -s "$table" ] && info "fdekit: Opal unlock skipped (rd.fdekit.opal=0)"
+    : >"$state/done"
+    exit 0
+fi
+
+case $stage in
+    genrules)
+        genrules
+        exit 0
+        ;;
+    ifup)
+        start_ifup
+        exit 0
         ;;
 esac
 
-# At least a few seconds for a prompt fallback when the network never came.
-[ "$left" -ge 5 ] || left=5
-: >"$done_flag"
+left=$(time_left)
+tries=0
+[ -s "$state/tries" ] && read -r tries <"$state/tries"
 
-set -- unlock-all --table "$table" --deadline "$left"
-if [ -x /bin/plymouth ] && plymouth --ping 2>/dev/null; then
-    set -- "$@" --askpass /usr/lib/fdekit/plymouth-askpass
+if ! uses_tang; then
+    # No network to wait for: one try, with the whole bound.
+    try_unlock "$left" "no network needed" last
+    exit 0
 fi
-info "fdekit: unlocking Opal drives (bound ${left}s)"
-/usr/sbin/opalctl "$@"
-rc=$?
-case $rc in
-    0) ;;
-    11) warn "fdekit: some Opal drives of $table stay locked (opalctl unlock-all exit 11)" ;;
-    *) warn "fdekit: opalctl unlock-all failed (exit $rc)" ;;
+
+case $stage in
+    online)
+        # In ifup's own process (a static ip= in the background): note it;
+        # the initqueue's next settled call tries.
+        : >"$state/pending"
+        [ -n "$FDEKIT_OPAL_BACKGROUND" ] || try_unlock "$left" "${iface:-an interface} is up"
+        ;;
+    timeout)
+        if [ ! -e "$state/timeout-tried" ]; then
+            : >"$state/timeout-tried"
+            try_unlock "$left" "initqueue timeout"
+        fi
+        ;;
+    settled)
+        if [ -e "$state/pending" ]; then
+            try_unlock "$left" "an interface came up"
+        elif [ "$left" -le 0 ]; then
+            if [ "$tries" -eq 0 ]; then
+                try_unlock 0 "no network after ${FDEKIT_TIMEOUT}s: the table's fallback applies" last
+            else
+                warn "fdekit: rd.fdekit.timeout (${FDEKIT_TIMEOUT}s) reached: no more tries"
+                finish
+            fi
+        elif [ "$tries" -eq 0 ]; then
+            if network_up; then
+                try_unlock "$left" "the network is up"
+            elif ifups_failed; then
+                try_unlock "$left" "no interface came up: the table's fallback applies"
+            fi
+        fi
+        ;;
 esac
-# The re-read partitions come back as udev events; the initqueue goes on
-# and finds the root device.
 exit 0

@@ -1,8 +1,12 @@
 #!/bin/bash
 # fdekit-opal (dracut): unlock the Opal self-encrypting drives of the unlock
 # table /etc/fdekit/opaltab in the initqueue, before the root device is
-# waited for: opalctl, the table, every JWE and key file it names, Clevis
-# with the pins those JWEs use, and rd.neednet=1 when one uses tang.
+# waited for: opalctl, the table's automatic entries (checked by `opalctl
+# check-table`, which fails the build naming each bad entry), every JWE and
+# key file they name, Clevis with the pins those JWEs use. When one uses
+# tang, the module brings the network up itself (no rd.neednet: nothing
+# waits for a network that may never come) and takes it down after the
+# unlock; see fdekit-opal-unlock.sh.
 #
 # Build-time settings (environment or a dracut.conf.d file):
 #   FDEKIT_OPALTAB   the table (default /etc/fdekit/opaltab; in the
@@ -12,15 +16,29 @@
 #   FDEKIT_BOOT_FUNCTIONS  the shared shell functions
 #                    (default /usr/share/fdekit/boot-functions)
 # Kernel command line: rd.fdekit.opal=0 skips the unlock,
-# rd.fdekit.timeout=SEC bounds it (fdekit.opal= and fdekit.timeout= too).
+# rd.fdekit.timeout=SEC bounds it, rd.fdekit.keepnet=1 keeps the network
+# up after it (fdekit.opal=, fdekit.timeout= and fdekit.keepnet= too).
 
+fdekit_opalctl() {
+    echo "${FDEKIT_OPALCTL:-$(PATH="$PATH:/usr/local/sbin" find_binary opalctl)}"
+}
+
+# The table the image carries: the automatic entries of FDEKIT_OPALTAB, as
+# `opalctl check-table --boot` prints them after checking every entry with
+# the parser the boot uses. Its JWEs, key files and pins: FDEKIT_JWES,
+# FDEKIT_KEYFILES, FDEKIT_PINS.
 fdekit_scan() {
     [[ $fdekit_scanned ]] && return "$fdekit_scanned"
     fdekit_scanned=1
     [[ -s ${FDEKIT_OPALTAB:=/etc/fdekit/opaltab} ]] || return 1
+    fdekit_boot_table="$DRACUT_TMPDIR/fdekit-opaltab"
+    if ! "$(fdekit_opalctl)" check-table --table "$FDEKIT_OPALTAB" --boot > "$fdekit_boot_table"; then
+        derror "fdekit-opal: $FDEKIT_OPALTAB has bad entries (above): fix them, or the boot cannot unlock them"
+        return 1
+    fi
     # shellcheck disable=SC1090
     . "${FDEKIT_BOOT_FUNCTIONS:-/usr/share/fdekit/boot-functions}" || return 1
-    fdekit_table_scan "$FDEKIT_OPALTAB" || return 1
+    fdekit_table_scan "$fdekit_boot_table" || return 1
     fdekit_scanned=0
 }
 
@@ -36,7 +54,9 @@ check() {
     else
         PATH="$PATH:/usr/local/sbin" require_binaries opalctl || return 1
     fi
-    fdekit_scan || return 1
+    # A bad table does not leave the module out (the image would boot
+    # without it): installkernel fails the build, naming the bad entries.
+    fdekit_scan || return 0
     if [[ $FDEKIT_PINS ]]; then
         require_binaries clevis clevis-decrypt jose bash || return 1
     fi
@@ -52,8 +72,8 @@ depends() {
 
 # called by dracut
 installkernel() {
-    hostonly='' instmods nvme nvme_tcp
     fdekit_scan || return 1
+    hostonly='' instmods nvme nvme_tcp
     if fdekit_uses tpm2; then
         hostonly='' instmods =drivers/char/tpm
     fi
@@ -65,8 +85,8 @@ install() {
     fdekit_scan || return 1
     local f pin
 
-    inst_binary "${FDEKIT_OPALCTL:-$(PATH="$PATH:/usr/local/sbin" find_binary opalctl)}" /usr/sbin/opalctl
-    inst_simple "$FDEKIT_OPALTAB" /etc/fdekit/opaltab
+    inst_binary "$(fdekit_opalctl)" /usr/sbin/opalctl
+    inst_simple "$fdekit_boot_table" /etc/fdekit/opaltab
     for f in $FDEKIT_JWES $FDEKIT_KEYFILES; do
         inst_simple "$f"
     done
@@ -81,7 +101,6 @@ install() {
                 tang)
                     # http:// by IP address: no CA bundle, no resolver.
                     inst_multiple curl
-                    echo "rd.neednet=1" > "${initdir}/etc/cmdline.d/90fdekit-opal.conf"
                     ;;
                 tpm2)
                     # shellcheck disable=SC2154 # from fdekit-boot-functions
@@ -101,8 +120,15 @@ install() {
 
     inst_script "$moddir/fdekit-opal-unlock.sh" /sbin/fdekit-opal-unlock
     inst_script "$moddir/fdekit-opal-plymouth-askpass.sh" /usr/lib/fdekit/plymouth-askpass
+    if fdekit_uses tang; then
+        # Before udev starts, after network-legacy's net-genrules (60).
+        inst_hook pre-udev 65 "$moddir/fdekit-opal-genrules.sh"
+        inst_multiple ip setsid sort
+    fi
     inst_hook initqueue/settled 40 "$moddir/fdekit-opal-settled.sh"
     inst_hook initqueue/online 40 "$moddir/fdekit-opal-online.sh"
-    inst_multiple mkdir rm sleep
+    inst_hook initqueue/timeout 40 "$moddir/fdekit-opal-timeout.sh"
+    inst_hook initqueue/finished 40 "$moddir/fdekit-opal-finished.sh"
+    inst_multiple mkdir rm rmdir sleep
     dracut_need_initqueue
 }
