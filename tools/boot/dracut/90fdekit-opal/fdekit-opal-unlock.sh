@@ -181,10 +181,14 @@ finish() {
     take_down
 }
 
-# The prompt: through plymouth when it runs, else opalctl's own prompt on
-# the console.
+# The prompt: through systemd's password agents where systemd runs the
+# initramfs (dracut-initqueue.service has no terminal; plymouth answers
+# through its agent), else through plymouth when it runs, else opalctl's own
+# prompt on the console.
 askpass() {
-    if [ -x /bin/plymouth ] && plymouth --ping 2>/dev/null; then
+    if [ -d /run/systemd/system ] && [ -x /usr/lib/fdekit/ask-password ]; then
+        echo /usr/lib/fdekit/ask-password
+    elif [ -x /bin/plymouth ] && plymouth --ping 2>/dev/null; then
         echo /usr/lib/fdekit/plymouth-askpass
     fi
 }

@@ -67,6 +67,8 @@ check() {
 depends() {
     fdekit_scan || return 1
     fdekit_uses tang && echo network
+    # The prompt, where systemd runs the initramfs: its password agents.
+    dracut_module_included systemd && echo systemd-ask-password
     return 0
 }
 
@@ -120,6 +122,10 @@ install() {
 
     inst_script "$moddir/fdekit-opal-unlock.sh" /sbin/fdekit-opal-unlock
     inst_script "$moddir/fdekit-opal-plymouth-askpass.sh" /usr/lib/fdekit/plymouth-askpass
+    if dracut_module_included systemd; then
+        inst_multiple systemd-ask-password
+        inst_script "$moddir/fdekit-opal-ask-password.sh" /usr/lib/fdekit/ask-password
+    fi
     if fdekit_uses tang; then
         # Before udev starts, after network-legacy's net-genrules (60).
         inst_hook pre-udev 65 "$moddir/fdekit-opal-genrules.sh"
