@@ -38,6 +38,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# No byte-code cache written next to the harness, in the source tree.
+sys.dont_write_bytecode = True
 _spec = importlib.util.spec_from_file_location("boot_test", os.path.join(HERE, "boot-test.py"))
 bt = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bt)
