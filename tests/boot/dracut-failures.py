@@ -177,6 +177,28 @@ def scenarios(tap, env, t, k, descs, only):
                      f"{kept.group(0) if kept else None}, root at {fmt(m.get('root'))} "
                      f"(bound 120), Tang requests: {recs}\n{diag}")]
 
+    # (d) No boot: a table the boot could not use fails the image's build.
+    def bad_table():
+        key = env.path("data.key")
+        with open(key, "w") as f:
+            f.write(os.urandom(16).hex())
+        os.chmod(key, 0o600)
+        rows = [entry(t["jwe"], t["user"], "retry=1,fallback=prompt"),
+                f"data serial=FDEKITDATA01 1 keyfile:{key} noauto,timout=5"]
+        try:
+            env.dracut(k, env.write_table("dr-bad", rows), "dr-bad")
+            refused, why = False, "dracut succeeded"
+        except bt.SetupError as e:
+            why = str(e)
+            refused = ("entry 'data'" in why and "timout=5" in why
+                       and "installkernel failed in module fdekit-opal" in why)
+        rows[1] = rows[1].replace("timout=", "timeout=")
+        _, files = env.dracut(k, env.write_table("dr-fixed", rows), "dr-fixed")
+        carried = (t["jwe"].lstrip("/") in files, key.lstrip("/") in files)
+        return [(refused and carried == (True, False),
+                 f"JWE carried, noauto key file carried: {carried}\n{why[-1500:]}")]
+
+    run("bad-table", bad_table)
     run("no-dhcp", no_dhcp)
     run("agent", agent)
     run("net-down", net_down)
@@ -192,7 +214,8 @@ def main():
     ap.add_argument("--kver", action="append", default=[],
                     help="guest kernel release (default: the first of /boot, as boot-test.py)")
     ap.add_argument("--only", action="append", default=[],
-                    choices=["no-dhcp", "agent", "net-down"], help="run only these (repeatable)")
+                    choices=["bad-table", "no-dhcp", "agent", "net-down"],
+                    help="run only these (repeatable)")
     ap.add_argument("--busybox", default="/bin/busybox")
     ap.add_argument("--qemu", default="qemu-system-x86_64")
     ap.add_argument("--accel", default=os.environ.get("FDEKIT_QEMU_ACCEL", "tcg"))
@@ -214,6 +237,7 @@ def main():
         return 2
     k = kvers[0]
     descs = {
+        "bad-table": f"{k}: dracut with a typo in a noauto entry (timout=5) fails, opalctl check-table naming the entry and the option; fixed, the image carries the automatic entry's JWE and not the noauto entry's key file",
         "no-dhcp": f"{k}: dracut, no DHCP on the Tang NIC, fallback=prompt: no rd.neednet in the image, nothing waits for the network, no DHCP on the storage NIC, one try at rd.fdekit.timeout=20 within 30 s of the network step, the console prompt 10 s after and within 75 s of QEMU's start, the Admin1 key typed over the serial line (not echoed) unlocks, root within 60 s of the prompt, the boot within 120 s",
         "agent": f"{k}: dracut with systemd, no plymouth, Tang refusing: the prompt goes through the password agent (systemd-tty-ask-password-agent on the console, masked) within 20 s of the failed key attempt, the Admin1 key typed there unlocks, root within 60 s, the boot within 200 s",
         "net-down": f"{k}: dracut, Tang answering: unlocked with no prompt, then the NIC brought up for Tang is taken down: in the booted root it has no address and is down, the storage NIC carrying the drive keeps its own; root within 120 s",
