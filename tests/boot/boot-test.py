@@ -711,15 +711,11 @@ def how(kver):
 
 
 def dracut_net():
-    """How a dracut boot reaches the drive (keywords of Env.boot). A dracut
-    test module that configures the storage NIC itself (it has
-    storage-nic.sh): through the storage NIC, and no ip=/BOOTIF=, as the
-    fdekit module then brings the Tang NIC up itself (BOOTIF= would make
-    dracut wait for that NIC's DHCP). An older test module: through the
-    Tang NIC, which ip=dhcp BOOTIF= has dracut configure."""
-    if os.path.exists(os.path.join(HERE, "dracut", "91fdekit-test-nvmf", "storage-nic.sh")):
-        return {"drive_net": "storage", "net_args": ""}
-    return {"drive_net": "tang"}
+    """How a dracut boot reaches the drive (keywords of Env.boot): through
+    the storage NIC, which the dracut test module configures, and no
+    ip=/BOOTIF=, as the fdekit module brings the Tang NIC up itself
+    (BOOTIF= would make dracut wait for that NIC's DHCP)."""
+    return {"drive_net": "storage", "net_args": ""}
 
 
 def step(tap, descs, fn):
@@ -837,7 +833,7 @@ def main():
         f"{k}: after the unlock fdekit took down the Tang NIC it had configured (DHCP): in the booted root it has no address and is down, while the storage NIC that carries the drive keeps its own",
     ]
     dracut_descs = lambda k: [
-        f"{k}: dracut with the fdekit-opal module carries opalctl, the table, the JWE, clevis, curl and rd.neednet=1",
+        f"{k}: dracut with the fdekit-opal module carries opalctl, the table, the JWE, clevis, curl and the udev rule hook that brings the Tang NIC up (no rd.neednet)",
         f"{k}: dracut boot: the drive, locked at boot, is unlocked from Tang with no prompt ({how(k)}), root reached, data intact",
     ]
     off_desc = [f"{first}: fdekit.opal=0: no unlock, no Tang request, range 1 stays locked and the boot ends without root (panic=-1)"]
@@ -918,8 +914,12 @@ def main():
                 initrd, files = env.dracut(k, table, f"dr-{k}")
                 need = ["usr/sbin/opalctl", "etc/fdekit/opaltab", t["jwe"].lstrip("/"),
                         "usr/bin/clevis-decrypt-tang", "usr/bin/curl", "usr/bin/jose",
-                        "etc/cmdline.d/90fdekit-opal.conf", "usr/sbin/fdekit-opal-unlock"]
+                        "usr/lib/dracut/hooks/pre-udev/65-fdekit-opal-genrules.sh",
+                        "usr/sbin/fdekit-opal-unlock"]
                 missing = [n for n in need if n not in files]
+                # With rd.neednet the initqueue would wait for a DHCP lease
+                # that may never come: the module brings the network up itself.
+                missing += [f"no {n}" for n in ["etc/cmdline.d/90fdekit-opal.conf"] if n in files]
                 good, diag, _, _ = boot_expect_root(env, k, initrd, [t["a"]],
                                                     "rd.shell=0 rd.emergency=reboot rd.retry=60",
                                                     **dracut_net())
@@ -966,8 +966,7 @@ def main():
                 umask_refused, umask_why = False, "mkinitramfs succeeded"
             except SetupError as e:
                 umask_why = str(e)
-                umask_refused = ("UMASK=0077" in umask_why and t["jwe"] in umask_why
-                                 and "lets others read" in umask_why)
+                umask_refused = "UMASK=0077" in umask_why and t["jwe"] in umask_why
             return [(not extra, f"added: {extra}"), (refused, why), (umask_refused, umask_why)]
         step(tap, hook_descs, hook_edges)
 
