@@ -66,6 +66,7 @@ STORAGE_NET = "10.0.3.0/24"
 STORAGE_HOST = "10.0.3.2"
 STORAGE_CIDR = "10.0.3.15/24"
 NET_MARK = "FDEKIT-NET"
+STATE_MARK = "FDEKIT-STATE"
 # The shipped mkinitramfs settings (UMASK=0077 when a table exists).
 CONF_SNIPPET = os.path.join(BOOT, "initramfs-tools", "conf.d", "fdekit")
 
@@ -207,6 +208,11 @@ for d in /sys/class/net/*; do
 	[ "$n" = lo ] && continue
 	echo "{NET_MARK} $n $($B cat $d/address) $($B cat $d/operstate)" \\
 		$($B ip -o -4 addr show dev $n | $B awk '{{ print $4 }}')
+done
+# What the initramfs recorded of its unlock (opalctl --state-dir /run/fdekit,
+# /run handed over to the root): what the sleep guard reads.
+for f in /run/fdekit/*; do
+	[ -f "$f" ] && echo "{STATE_MARK} ${{f##*/}} $($B tr '\n' ' ' <"$f")"
 done
 $B sync
 $B poweroff -f
@@ -750,6 +756,12 @@ def tang_nic_down(text):
     return good, f"booted root's network: Tang NIC {tang}, storage NIC {storage}"
 
 
+def state_of(text, name):
+    """What the booted root printed of /run/fdekit/NAME, as a dict."""
+    m = re.search(rf"^{STATE_MARK} {re.escape(name)} (.*)$", text, re.M)
+    return dict(kv.split("=", 1) for kv in m.group(1).split() if "=" in kv) if m else {}
+
+
 def boot_expect_root(env, kver, initrd, tangs, append="", answers=(), qemu_args=(), root=None,
                      splash=False, unanswered_prompt=False, **boot_kw):
     """Serve the drive (a power-on), boot, stop the drive. Good when the
@@ -831,12 +843,15 @@ def main():
         f"{k}: power cycle (serve-nvme stopped, drive power-cycled): range 1 locked again",
         f"{k}: boot after the power cycle: unlocked again from Tang with no prompt, root reached, data intact",
         f"{k}: after the unlock fdekit took down the Tang NIC it had configured (DHCP): in the booted root it has no address and is down, while the storage NIC that carries the drive keeps its own",
+        f"{k}: the booted root finds what the initramfs unlocked in /run/fdekit/root: range 1, "
+        f"{'saved for S3 but' if kernel_opal(k) else 'not saved for S3 and'} not unlocked again on resume (NVMe over fabrics): what the sleep guard holds suspend off for",
     ]
     dracut_descs = lambda k: [
         f"{k}: dracut with the fdekit-opal module carries opalctl, the table, the JWE, clevis, curl and the udev rule hook that brings the Tang NIC up (no rd.neednet)",
         f"{k}: dracut boot: the drive, locked at boot, is unlocked from Tang with no prompt ({how(k)}), root reached, data intact",
     ]
     off_desc = [f"{first}: fdekit.opal=0: no unlock, no Tang request, range 1 stays locked and the boot ends without root (panic=-1)"]
+    warm_desc = [f"{first}: a reboot that does not cut the drive's power (serve-nvme kept running): the range stays unlocked (LockOnReset is power cycle), as Documentation/nbde.md says; the next boot finds nothing locked and goes on with no key and no Tang request (already unlocked, recorded so)"]
     hook_descs = [
         f"{first}: without an unlock table the hook adds nothing (no opalctl, clevis or fdekit files)",
         f"{first}: a table with an unknown key source makes mkinitramfs fail and say which entry (opalctl check-table)",
@@ -858,7 +873,8 @@ def main():
     ] if args.full else []
     matrix_descs = failure_descs(first)
     planned = (1 + sum(len(per_kernel(k)) for k in kvers) + sum(len(dracut_descs(k)) for k in dracut_kvers)
-               + len(off_desc) + len(hook_descs) + len(matrix_descs) + len(full_descs))
+               + len(off_desc) + len(warm_desc) + len(hook_descs) + len(matrix_descs)
+               + len(full_descs))
     tap = Tap(planned)
 
     try:
@@ -902,10 +918,16 @@ def main():
                 down, what = tang_nic_down(text)
                 dhcp = re.search(r"^IP-Config: \S+ complete", text, re.M) is not None
                 said = re.search(r"fdekit: network: \S+ taken down", text) is not None
+                st = state_of(text, "root")
+                want = {"ranges": "1", "already_unlocked": "no", "resume_unlocks": "no",
+                        "saved_for_resume": "yes" if kernel_opal(k) else "no"}
+                state_ok = st.get("device", "").startswith("/dev/nvme") and all(
+                    st.get(key) == v for key, v in want.items())
                 return [image, (good, diag), locked, (good2, diag2),
                         (down and dhcp and said,
                          f"{what}, DHCP done in the initramfs: {dhcp}, fdekit said it took "
-                         f"the NIC down: {said}\n{tail(text)}")]
+                         f"the NIC down: {said}\n{tail(text)}"),
+                        (state_ok, f"/run/fdekit/root in the booted root: {st}, want {want}")]
             step(tap, per_kernel(k), kernel)
 
         for k in dracut_kvers:
@@ -945,6 +967,35 @@ def main():
             return [(good, f"message: {said}, root reached: {reached}, tang requests: {recs}, "
                            f"qemu exit: {rc}, {took:.0f} s\n{tail(text)}")]
         step(tap, off_desc, opal_off)
+
+        def warm_reboot():
+            """Two boots with the drive kept powered between them: the
+            second is a warm reboot as far as the drive can tell."""
+            if "initrd" not in t:
+                raise SetupError("no initramfs-tools image for the first kernel")
+            env.start_drive()
+            try:
+                first_text, _, _ = env.boot(first, t["initrd"], "")
+                before = env.tang_requests(t["a"])
+                text, rc, _ = env.boot(first, t["initrd"], "")
+                recs = env.tang_requests(t["a"]) - before
+            finally:
+                env.stop_drive()
+            env.power_cycle()
+            first_ok = root_result(first_text, env.data_sha) == (True, True)
+            reached, intact = root_result(text, env.data_sha)
+            already = re.search(r"root: /dev/nvme\d+n1 range 1 already unlocked \(nothing on the "
+                                r"drive is locked; no key used\)", text) is not None
+            denied = locked_at_boot(text)
+            st = state_of(text, "root")
+            good = (first_ok and reached and intact and already and not denied and recs == 0
+                    and not PROMPT.search(text) and st.get("already_unlocked") == "yes"
+                    and env.range1_locked())
+            return [(good, f"first boot reached root: {first_ok}, second: root {reached}, data "
+                           f"{intact}, 'already unlocked' said: {already}, reads refused at boot: "
+                           f"{denied}, tang requests: {recs}, state: {st}, qemu exit: {rc}\n"
+                           f"{tail(text)}")]
+        step(tap, warm_desc, warm_reboot)
 
         def hook_edges():
             _, files = env.mkinitramfs(first, env.path("no-such-opaltab"), "notable")
