@@ -1295,8 +1295,13 @@ static int unlock_entry(struct ctx *c, const struct opaltab_entry *e, const stru
 	}
 	fetch_stop(&fetch);
 	secret_free(key);
-	if (rc)
-		return rc;	/* the drive refused: why is on stderr */
+	if (rc) {
+		/* The drive refused (why is on stderr): with what, for the entry's line. */
+		json_object_object_add(res, "key", json_object_new_string(key_kind_name(used)));
+		json_object_object_add(res, "authority", json_object_new_string(auth));
+		json_object_object_add(res, "refused_passphrases", json_object_new_int((int)refused));
+		return rc;
+	}
 	if (!have_key) {
 		json_object_object_add(res, "error", json_object_new_string(
 			why[0] ? why : "no key source left (prompting is off)"));
@@ -1393,6 +1398,10 @@ static void unlock_entry_text(FILE *o, json_object *res)
 			res_bool(res, "save_requested") ? ", not saved for S3: no kernel sed-opal" : "");
 	else if (res_get(res, "error"))
 		fprintf(o, "%s: failed: %s\n", name, res_str(res, "error"));
+	else if (res_int(res, "refused_passphrases"))
+		fprintf(o, "%s: failed: %s range %s not unlocked (%s as %s: %" PRId64 " refused)\n",
+			name, res_str(res, "device"), ranges, res_str(res, "key"),
+			res_str(res, "authority"), res_int(res, "refused_passphrases"));
 	else
 		fprintf(o, "%s: failed: %s range %s not unlocked (%s as %s; not retried)\n", name,
 			res_str(res, "device"), ranges, res_str(res, "key"), res_str(res, "authority"));
