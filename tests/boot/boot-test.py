@@ -68,7 +68,7 @@ STORAGE_CIDR = "10.0.3.15/24"
 NET_MARK = "FDEKIT-NET"
 STATE_MARK = "FDEKIT-STATE"
 # The shipped mkinitramfs settings (UMASK=0077 when a table exists).
-CONF_SNIPPET = os.path.join(BOOT, "initramfs-tools", "conf.d", "fdekit")
+CONF_SNIPPET = os.path.join(BOOT, "initramfs-tools", "conf.d", "fdekit-umask")
 
 
 class Tap:
@@ -484,18 +484,19 @@ $B poweroff -f
                     "NFSROOT=auto\nRUNSIZE=10%\nFSTYPE=auto\n")
         with open(os.path.join(conf, "modules"), "w") as f:
             f.write("virtio_pci\nvirtio_net\next4\n")
-        # The test's settings, and what the shipped conf.d/fdekit sets (a
-        # file of that name in CONFDIR/conf.d replaces the shipped one, so
-        # its UMASK lines come along, as the documentation tells an admin).
+        # The test's settings (conf.d/fdekit, an admin's file) and, beside
+        # them, the shipped conf.d/fdekit-umask as it is (installed, it is
+        # in /usr/share/initramfs-tools/conf.d, which mkinitramfs reads
+        # too; here it comes after the settings, which name the test's
+        # table). umask: a UMASK of the test's instead.
         with open(os.path.join(conf, "conf.d", "fdekit"), "w") as f:
             f.write(f"FDEKIT_OPALCTL={self.opalctl}\nFDEKIT_OPALTAB={table}\n"
                     f"FDEKIT_BOOT_FUNCTIONS={BOOT}/fdekit-boot-functions\n"
                     f"FDEKIT_TIMEOUT={self.args.unlock_timeout}\n")
-            if umask is None:
-                with open(CONF_SNIPPET) as snippet:
-                    f.write(snippet.read())
-            else:
+            if umask is not None:
                 f.write(f"UMASK={umask}\n")
+        if umask is None:
+            shutil.copy2(CONF_SNIPPET, os.path.join(conf, "conf.d", "fdekit-umask"))
         it = os.path.join(BOOT, "initramfs-tools")
         shutil.copy2(os.path.join(it, "hooks", "fdekit-opal"), os.path.join(conf, "hooks"))
         shutil.copy2(os.path.join(it, "scripts", "local-top", "fdekit-opal"),
@@ -1054,7 +1055,7 @@ def failure_descs(k):
         f"{k}: Tang down until 20 s after QEMU started and the prompt showed: Tang is retried while the prompt waits and unlocks with nothing typed, root reached within 30 s of Tang's start",
         f"{k}: stale JWE (its slot unbound with opalctl unbind after the image was made): the drive refuses the key Tang gave, the prompt shows within 30 s of the unlock's start, the Admin1 key typed (not echoed) unlocks, root reached",
         f"{k}: a typo in a noauto entry (timout=5): mkinitramfs fails and its output names the entry and the option",
-        f"{k}: the typo fixed: the image carries only the automatic entry and its JWE (neither the noauto entry nor its key file), and is readable by root only (mode 0600: the shipped conf.d's UMASK=0077)",
+        f"{k}: the typo fixed: the image carries only the automatic entry and its JWE (neither the noauto entry nor its key file), and is readable by root only (mode 0600: the shipped conf.d/fdekit-umask's UMASK=0077)",
         f"{k}: the typo fixed: that image boots to root, the noauto entry left alone",
         f"{k}: two drives in the table, the first missing (serial=NOSUCHDRIVE01, timeout=10): it fails alone, the present one is unlocked from Tang, exit 11 said, root reached within 35 s of the unlock's start; with fdekit.keepnet the Tang NIC keeps its DHCP address in the booted root",
     ]
