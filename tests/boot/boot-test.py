@@ -791,24 +791,45 @@ def boot_expect_root(env, kver, initrd, tangs, append="", answers=(), qemu_args=
     return good, diag, text, recs
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def harness_args(description, kver_help):
+    """The options of every boot test built on this harness (Env reads them)."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--opalctl", required=True, help="the opalctl the initramfs gets")
     ap.add_argument("--opalctl-sim", required=True,
                     help="an opalctl with the sedsim transport, for the host side")
     ap.add_argument("--sedsim", required=True)
     ap.add_argument("--work", required=True, help="scratch directory (emptied first)")
-    ap.add_argument("--kver", action="append", default=[],
-                    help="guest kernel release (repeatable; default every /boot/vmlinuz-*)")
-    ap.add_argument("--full", action="store_true",
-                    default=os.environ.get("FDEKIT_BOOT_FULL", "") not in ("", "0"),
-                    help="also the long scenarios (or FDEKIT_BOOT_FULL=1)")
+    ap.add_argument("--kver", action="append", default=[], help=kver_help)
     ap.add_argument("--busybox", default="/bin/busybox")
     ap.add_argument("--qemu", default="qemu-system-x86_64")
     ap.add_argument("--accel", default=os.environ.get("FDEKIT_QEMU_ACCEL", "tcg"))
     ap.add_argument("--tangd", default="/usr/libexec/tangd")
     ap.add_argument("--tangd-keygen", default="/usr/libexec/tangd-keygen")
     ap.add_argument("--boot-timeout", type=int, default=300, help="seconds per boot")
+    return ap
+
+
+def guest_kernels(wanted):
+    """The kernels to boot (wanted, or every /boot/vmlinuz-* with modules),
+    those whose sed-opal reaches NVMe over fabrics first. None found: a
+    'Bail out!' line (meson registers the boot tests only when kernels are
+    installed, so none here is a broken setup, not a pass) and []."""
+    kvers = wanted or [os.path.basename(v)[len("vmlinuz-"):] for v in os.listdir("/boot")
+                       if v.startswith("vmlinuz-")]
+    kvers = sorted((k for k in kvers if os.path.isdir(f"/lib/modules/{k}")),
+                   key=lambda k: (not kernel_opal(k), k))
+    if not kvers:
+        print("Bail out! no kernel in /boot with modules in /lib/modules: run scripts/bootstrap",
+              flush=True)
+    return kvers
+
+
+def main():
+    ap = harness_args(__doc__.splitlines()[0],
+                      "guest kernel release (repeatable; default every /boot/vmlinuz-*)")
+    ap.add_argument("--full", action="store_true",
+                    default=os.environ.get("FDEKIT_BOOT_FULL", "") not in ("", "0"),
+                    help="also the long scenarios (or FDEKIT_BOOT_FULL=1)")
     ap.add_argument("--unlock-timeout", type=int, default=90,
                     help="FDEKIT_TIMEOUT of the generated initramfs")
     ap.add_argument("--extra-hook", action="append", default=[],
@@ -817,15 +838,8 @@ def main():
                     help="plain output: one boot on the newest kernel, showing what happens")
     args = ap.parse_args()
 
-    kvers = args.kver or [os.path.basename(v)[len("vmlinuz-"):] for v in os.listdir("/boot")
-                          if v.startswith("vmlinuz-")]
-    kvers = sorted((k for k in kvers if os.path.isdir(f"/lib/modules/{k}")),
-                   key=lambda k: (not kernel_opal(k), k))
+    kvers = guest_kernels(args.kver)
     if not kvers:
-        # meson registers this test only when kernels are installed: none
-        # found here is a broken setup, not a pass.
-        print("Bail out! no kernel in /boot with modules in /lib/modules: run scripts/bootstrap",
-              flush=True)
         return 2
     first = kvers[0]
     dracut_kvers = kvers if args.full else [first]

@@ -29,7 +29,6 @@ fdekit does). Output is TAP. Exit status: 0 every test passed, 1 a
 test failed, 2 setup error.
 """
 
-import argparse
 import importlib.util
 import os
 import re
@@ -205,35 +204,18 @@ def scenarios(tap, env, t, k, descs, only):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--opalctl", required=True, help="the opalctl the initramfs gets")
-    ap.add_argument("--opalctl-sim", required=True,
-                    help="an opalctl with the sedsim transport, for the host side")
-    ap.add_argument("--sedsim", required=True)
-    ap.add_argument("--work", required=True, help="scratch directory (emptied first)")
-    ap.add_argument("--kver", action="append", default=[],
-                    help="guest kernel release (default: the first of /boot, as boot-test.py)")
+    ap = bt.harness_args(__doc__.splitlines()[0],
+                         "guest kernel release (default: the first of /boot, as boot-test.py)")
     ap.add_argument("--only", action="append", default=[],
                     choices=["bad-table", "no-dhcp", "agent", "net-down"],
                     help="run only these (repeatable)")
-    ap.add_argument("--busybox", default="/bin/busybox")
-    ap.add_argument("--qemu", default="qemu-system-x86_64")
-    ap.add_argument("--accel", default=os.environ.get("FDEKIT_QEMU_ACCEL", "tcg"))
-    ap.add_argument("--tangd", default="/usr/libexec/tangd")
-    ap.add_argument("--tangd-keygen", default="/usr/libexec/tangd-keygen")
-    ap.add_argument("--boot-timeout", type=int, default=300, help="seconds per boot")
     args = ap.parse_args()
     # What boot-test.py's Env reads and this test does not set.
     args.unlock_timeout = 120
     args.extra_hook = []
 
-    kvers = args.kver or [os.path.basename(v)[len("vmlinuz-"):] for v in os.listdir("/boot")
-                          if v.startswith("vmlinuz-")]
-    kvers = sorted((k for k in kvers if os.path.isdir(f"/lib/modules/{k}")),
-                   key=lambda k: (not bt.kernel_opal(k), k))
+    kvers = bt.guest_kernels(args.kver)
     if not kvers:
-        print("Bail out! no kernel in /boot with modules in /lib/modules: run scripts/bootstrap",
-              flush=True)
         return 2
     k = kvers[0]
     descs = {
