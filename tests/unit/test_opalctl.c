@@ -1146,10 +1146,18 @@ static void test_setup_sum(void **state)
 			     "1", NULL), EXIT_OK);
 	assert_int_equal(read_block(f, 600, back), SEDSIM_IO_OK);
 	assert_memory_equal(back, data, sizeof(data));
-	/* The mode is chosen at activation only. */
+	/*
+	 * The mode is chosen at activation only: run again, setup --sum
+	 * changes nothing and says so, pointing at nothing destructive.
+	 */
 	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "1", "--start",
 			     "512", "--length", "512", "--sum", "--new-keyfile", f->key2, NULL),
-			 EXIT_DRIVE);
+			 EXIT_USAGE);
+	assert_non_null(strstr(f->err, "already set up"));
+	assert_non_null(strstr(f->err, "nothing was changed"));
+	assert_null(strstr(f->err, "revert"));
+	assert_int_equal(read_block(f, 600, back), SEDSIM_IO_OK);
+	assert_memory_equal(back, data, sizeof(data));
 }
 
 /* ---- text and JSON: two renderings of one result ---- */

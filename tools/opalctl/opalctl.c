@@ -695,7 +695,8 @@ static int cmd_setup(struct ctx *c)
 	 */
 	if ((d.locking_flags & OPAL_LF_ENABLED) && c->sum) {
 		secret_free(key);
-		return fail(c, EXIT_DRIVE, "setup --sum: Single User Mode is chosen when the Locking SP is activated, and this drive's is active: `revert --keep-data` first");
+		return fail(c, EXIT_USAGE, "setup --sum: %s is already set up (its Locking SP is active) and Single User Mode is chosen only when it is activated: nothing was changed (`opalctl status` shows the drive's state)",
+			    c->devpath);
 	}
 	if (!(d.locking_flags & OPAL_LF_ENABLED)) {
 		if (d.block_sid && d.sid_blocked) {
@@ -1622,7 +1623,7 @@ static const struct opalctl_cmd commands[] = {
 	{ "unbind", cmd_unbind, text_unbind, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
 	  "DEV --keyfile F --slot N [--jwe F]", "remove a key slot" },
 	{ "slots", cmd_slots, text_slots, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
-	  "DEV --keyfile F",
+	  "DEV --keyfile F [--table F]",
 	  "key slots: users, their ranges and sealed keys" },
 	{ "mbr", cmd_mbr, text_mbr, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
 	  "DEV --keyfile F [--enable|--disable] [--done|--not-done] [--write IMG]",
@@ -1676,7 +1677,8 @@ static void usage(FILE *o)
 	      "      --config JSON    bind: the pin's configuration, as for clevis encrypt\n"
 	      "      --jwe F          bind, unbind: the sealed key file (default under /etc/fdekit/keys)\n"
 	      "      --slot N         unbind: the key slot (user number) to remove\n"
-	      "      --table F        unlock-all: the unlock table (default /etc/fdekit/opaltab)\n"
+	      "      --table F        unlock-all, check-table, slots: the unlock table\n"
+	      "                       (default /etc/fdekit/opaltab)\n"
 	      "      --name N         unlock-all: only this entry (repeatable; includes noauto)\n"
 	      "      --deadline S     unlock-all: no automatic step runs past S seconds (0: none\n"
 	      "                       left: straight to each entry's fallback)\n"
