@@ -34,6 +34,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum opal_drive_transport {
 	OPAL_DRIVE_OTHER = 0,	/* no serial or WWN the kernel knows of (loop, dm, ...) */
@@ -120,6 +121,7 @@ int opal_drive_inquire(const char *devpath, struct opal_drive_ident *id);
 struct opal_drive_roots {
 	const char *sysfs;
 	const char *dev;
+	const char *mountinfo;	/* NULL: /proc/self/mountinfo */
 };
 
 int opal_drive_identify_name(const struct opal_drive_roots *roots, const char *name,
@@ -132,5 +134,21 @@ bool opal_drive_wwn_equal(const char *a, const char *b);
 
 /* A serial number as udev exports it (see above), from len bytes of in. */
 void opal_drive_udev_string(const char *in, size_t len, char *out, size_t cap);
+
+/*
+ * Whether anything uses logical blocks [first, first + count) of the drive
+ * of devpath (count 0: the whole drive), so that locking them or making
+ * them unreadable would pull the data from under it: a partition (or the
+ * disk) there that is mounted, held by another block device (dm, md,
+ * bcache: sysfs holders/), or open exclusively (swap, another program).
+ * devpath as opal_drive_identify() takes it (for an NVMe controller: every
+ * namespace). 1 with what in why ("sda2 is mounted on /srv"), 0 when
+ * nothing does, -ENODEV when devpath is no device (nothing to check),
+ * -ENOENT when sysfs does not know it, or -errno.
+ */
+int opal_drive_in_use(const char *devpath, uint64_t first, uint64_t count, char *why, size_t cap);
+/* The same by kernel name, against roots (a test's fake sysfs and mount table). */
+int opal_drive_in_use_name(const struct opal_drive_roots *roots, const char *name, uint64_t first,
+			   uint64_t count, char *why, size_t cap);
 
 #endif

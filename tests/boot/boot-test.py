@@ -248,7 +248,8 @@ $B poweroff -f
             mbr = f.read(512)
         run([self.sedsim, "write", d, "0", "1"], input=mbr)
         run([self.opalctl_sim, "setup", d, "--transport", "sedsim", "--keyfile", self.admin_key,
-             "--range", "1", "--start", str(R1_START), "--length", str(R1_LENGTH)])
+             "--range", "1", "--start", str(R1_START), "--length", str(R1_LENGTH),
+             "--yes-destroy-data"])
         with open(img, "rb") as f:
             run([self.sedsim, "write", d, str(R1_START), str(R1_LENGTH)], stdin=f)
         run([self.opalctl_sim, "lock", d, "--transport", "sedsim", "--keyfile", self.admin_key,

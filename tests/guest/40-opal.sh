@@ -3,7 +3,7 @@
 # managed by opalctl over SG_IO, and by the kernel's sed-opal ioctls where
 # the kernel enables sed-opal on such a disk.
 . "$(dirname "$0")/lib.sh"
-plan 28
+plan 31
 
 CFG=/sys/kernel/config/target
 WWN=naa.5001405fde000001
@@ -90,13 +90,32 @@ WANT=$(sha256sum <"$D/data" | cut -d' ' -f1)
 check "write 1 MiB of data" dd if="$D/data" of="$DEV" bs=65536 seek=16 oflag=direct conv=fsync
 expect_eq "data reads back before setup" "$WANT" "$(read_sum)"
 
-check "opalctl setup over SG_IO" opalctl setup "$DEV" --keyfile "$D/key" --transport scsi
+check "opalctl setup over SG_IO" opalctl setup "$DEV" --keyfile "$D/key" --global --transport scsi
 check "status over SG_IO: locking enabled, global range lock-enabled" sh -c \
 	"opalctl --json status $DEV --transport scsi -k $D/key >$D/status.json &&
 	 grep -q '\"locking_enabled\":true' $D/status.json &&
 	 grep -q '\"read_lock_enabled\":true' $D/status.json"
 expect_eq "data intact after setup (the global range keeps its key)" "$WANT" "$(read_sum)"
 
+# A disk in use is neither locked nor reverted without --force: here a
+# device-mapper mapping holds it, as LUKS or a mounted file system would.
+modprobe dm_mod 2>/dev/null
+if dmsetup create fdekit-inuse --table "0 8 linear $DEV 0" 2>"$D/err"; then
+	opalctl lock "$DEV" -k "$D/key" --transport scsi 2>"$D/err"
+	expect_eq "lock while dm holds the disk: exit code 10" 10 $?
+	check "lock while in use: names the holder and --force" \
+		grep -q "is held by dm-.*(or add --force)" "$D/err"
+	opalctl revert "$DEV" -k "$D/key" --yes-destroy-data --transport scsi 2>"$D/err"
+	expect_eq "revert while dm holds the disk: exit code 10, nothing reverted" 10 $?
+	dmsetup remove fdekit-inuse
+else
+	cat "$D/err" >&2
+	for _t in "lock while dm holds the disk: exit code 10" \
+		"lock while in use: names the holder and --force" \
+		"revert while dm holds the disk: exit code 10, nothing reverted"; do
+		not_ok "$_t"
+	done
+fi
 check "opalctl lock over SG_IO" opalctl lock "$DEV" -k "$D/key" --transport scsi
 locked "reads fail while locked"
 opalctl unlock "$DEV" --keyfile "$D/bad" --transport scsi 2>"$D/err"
@@ -150,7 +169,7 @@ printf 'fdekit-sas-salt' >"$D/password"
 printf '\154\337\176\170\366\303\302\155\126\314\012\003\006\115\375\051' >"$D/sas-pin"
 printf '\233\340\175\307\344\345\077\202\251\053\070\013\076\156\204\255' >>"$D/sas-pin"
 check "setup --hash sedutil over SG_IO (a SAS disk)" \
-	opalctl setup "$DEV" -k "$D/password" --hash sedutil --transport scsi
+	opalctl setup "$DEV" -k "$D/password" --hash sedutil --global --transport scsi
 check "sedutil's SAS salt: the PIN set is PBKDF2 over the T10 vendor id (Admin1 accepts it raw)" \
 	opalctl unlock "$DEV" -k "$D/sas-pin" --hash none --transport scsi
 

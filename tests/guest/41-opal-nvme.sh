@@ -74,7 +74,7 @@ HEAD=$(head_sum)
 # Take ownership, activate the Locking SP, set up range 1.
 check "$KNAME: setup range 1" \
 	opalctl setup "$KDEV" --keyfile "$D/key" --range 1 --start $START --length $LENGTH \
-	--transport $KT
+	--yes-destroy-data --transport $KT
 expect_eq "status: range 1 read-lock enabled after setup" true "$(range1 read_lock_enabled)"
 # A new range has a media key of its own: write the data again, into it.
 check "write 1 MiB into range 1" \

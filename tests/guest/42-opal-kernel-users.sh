@@ -229,11 +229,11 @@ if [ -n "$KERNEL_OPAL" ]; then
 	# No golden vector here: opalctl adds calls of its own (lib/opal's).
 	run "opalctl setup range 1 through the kernel's sed-opal" \
 		opalctl setup "$DEV" --keyfile "$D/admin" --range 1 --start $START --length $LENGTH \
-		--transport ioctl
+		--yes-destroy-data --transport ioctl
 else
 	run "opalctl setup range 1 (nvme transport: no kernel sed-opal in $(uname -r))" \
 		opalctl setup "$CTRL" --keyfile "$D/admin" --range 1 --start $START --length $LENGTH \
-		--transport nvme
+		--yes-destroy-data --transport nvme
 fi
 run "write 1 MiB into range 1" write_range1
 intact "data in range 1 reads back"
@@ -491,7 +491,7 @@ fi
 # then IOC_OPAL_REVERT_LSP without OPAL_PRESERVE.
 run "opalctl setup range 1 again (nvme; SID still owned)" \
 	opalctl setup "$CTRL" --keyfile "$D/admin" --range 1 --start $START --length $LENGTH \
-	--transport nvme
+	--yes-destroy-data --transport nvme
 run "write 1 MiB into the new range 1" write_range1
 intact "data in the new range 1 reads back"
 HEAD=$(head_sum)

@@ -30,7 +30,7 @@ head -c 32 /dev/urandom >"$D/admin"
 head -c 32 /dev/urandom >"$D/owner"
 check "$KNAME: setup --sum gives range 1 to User2" \
 	opalctl setup "$KDEV" -k "$D/admin" --range 1 --start 2048 --length 4096 --sum \
-	--new-keyfile "$D/owner" --transport $KT
+	--new-keyfile "$D/owner" --yes-destroy-data --transport $KT
 head -c 1048576 /dev/urandom | dd of="$DEV" bs=65536 seek=16 oflag=direct 2>/dev/null
 WANT=$(read_sum)
 check "$KNAME: the owner locks range 1" \

@@ -87,7 +87,7 @@ mkdir "$D"
 "$SEDSIM" create "$D" --blocks 8192 --serial NBDETEST >/dev/null
 "$OPALCTL" keygen "$T/admin.key" >/dev/null
 expect_rc "the installed opalctl has no sedsim transport" 1 "$DIST" status "$D" --transport sedsim
-check "setup range 1" "$OPALCTL" setup "$D" -k "$T/admin.key" --range 1 --start 2048 --length 2048
+check "setup range 1" "$OPALCTL" setup "$D" -k "$T/admin.key" --range 1 --start 2048 --length 2048 --yes-destroy-data
 printf 'slot data' | dd of="$T/data" bs=512 conv=sync 2>/dev/null
 check "write data into range 1" sh -c "\"$SEDSIM\" write \"$D\" 2048 1 < \"$T/data\""
 check "tang server A answers" start_tang A

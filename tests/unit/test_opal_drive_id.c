@@ -542,6 +542,72 @@ static void test_other(void **state)
 	assert_int_equal(opal_drive_identify_name(&f->roots, "../sda", &id), -EINVAL);
 }
 
+/* ------------------------------------------------------------ in use */
+
+static void partition(struct fx *f, const char *disk, const char *part, const char *dev,
+		      const char *start, const char *size)
+{
+	putf(f->sys, "1\n", "class/block/%s/%s/partition", disk, part);
+	putf(f->sys, start, "class/block/%s/%s/start", disk, part);
+	putf(f->sys, size, "class/block/%s/%s/size", disk, part);
+	putf(f->sys, dev, "class/block/%s/%s/dev", disk, part);
+	putf(f->sys, "", "class/block/%s/%s/holders/.keep", disk, part);
+}
+
+/* What uses a span: mounted, held, by partition and LBA (512-byte and 4K blocks). */
+static void test_in_use(void **state)
+{
+	struct fx *f = *state;
+	char why[256], mi[PATH_MAX];
+
+	snprintf(mi, sizeof(mi), "%s/mountinfo", f->root);
+	puts_at(f->root, "mountinfo",
+		"22 1 8:1 / /boot rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+		"23 1 8:17 / /data rw,relatime shared:2 - xfs /dev/sdb1 rw\n"
+		"24 1 8:32 / /srv rw,relatime shared:3 - ext4 /dev/sdc rw\n");
+	f->roots.mountinfo = mi;
+	/* sda, 512-byte blocks: sda1 mounted, sda2 under dm-0, sda3 unused. */
+	putf(f->sys, "8:0\n", "class/block/sda/dev");
+	putf(f->sys, "512\n", "class/block/sda/queue/logical_block_size");
+	partition(f, "sda", "sda1", "8:1\n", "2048\n", "2048\n");
+	partition(f, "sda", "sda2", "8:2\n", "4096\n", "8192\n");
+	putf(f->sys, "", "class/block/sda/sda2/holders/dm-0/.keep");
+	partition(f, "sda", "sda3", "8:3\n", "12288\n", "4096\n");
+	assert_int_equal(opal_drive_in_use_name(&f->roots, "sda", 0, 0, why, sizeof(why)), 1);
+	assert_int_equal(opal_drive_in_use_name(&f->roots, "sda", 12288, 4096, why, sizeof(why)), 0);
+	assert_int_equal(opal_drive_in_use_name(&f->roots, "sda", 0, 2048, why, sizeof(why)), 0);
+	assert_int_equal(opal_drive_in_use_name(&f->roots, "sda", 16384, 100, why, sizeof(why)), 0);
+	assert_int_equal(opal_drive_in_use_name(&f->roots, "sda", 2047, 2, why, sizeof(why)), 1);
+	assert_string_equal(why, "sda1 is mounted on /boot");
+	assert_int_equal(opal_drive_in_use_name(&f->roots, "sda", 12287, 10, why, sizeof(why)), 1);
+	assert_string_equal(why, "sda2 is held by dm-0");
+	/* sdb, 4096-byte blocks: sdb1 is sectors 80-159, LBAs 10-19. */
+	putf(f->sys, "8:16\n", "class/block/sdb/dev");
+	putf(f->sys, "4096\n", "class/block/sdb/queue/logical_block_size");
+	partition(f, "sdb", "sdb1", "8:17\n", "80\n", "80\n");
+	assert_int_equal(opal_drive_in_use_name(&f->roots, "sdb", 9, 1, why, sizeof(why)), 0);
+	assert_int_equal(opal_drive_in_use_name(&f->roots, "sdb", 19, 5, why, sizeof(why)), 1);
+	assert_string_equal(why, "sdb1 is mounted on /data");
+	assert_int_equal(opal_drive_in_use_name(&f->roots, "sdb", 20, 5, why, sizeof(why)), 0);
+	/* A file system on the whole disk, no partition table. */
+	putf(f->sys, "8:32\n", "class/block/sdc/dev");
+	assert_int_equal(opal_drive_in_use_name(&f->roots, "sdc", 100, 1, why, sizeof(why)), 1);
+	assert_string_equal(why, "sdc is mounted on /srv");
+	/* An NVMe controller: its namespaces (a hidden path as its head), a generic namespace. */
+	putf(f->sys, "259:0\n", "class/block/nvme0n1/dev");
+	putf(f->sys, "", "class/block/nvme0n1/holders/dm-1/.keep");
+	putf(f->sys, "", "class/nvme/nvme0/nvme0c0n1/.keep");
+	assert_int_equal(opal_drive_in_use_name(&f->roots, "nvme0", 0, 0, why, sizeof(why)), 1);
+	assert_string_equal(why, "nvme0n1 is held by dm-1");
+	assert_int_equal(opal_drive_in_use_name(&f->roots, "ng0n1", 0, 0, why, sizeof(why)), 1);
+	putf(f->sys, "259:1\n", "class/block/nvme1n1/dev");
+	putf(f->sys, "", "class/nvme/nvme1/nvme1n1/.keep");
+	assert_int_equal(opal_drive_in_use_name(&f->roots, "nvme1", 0, 0, why, sizeof(why)), 0);
+	assert_int_equal(opal_drive_in_use_name(&f->roots, "sdz", 0, 0, why, sizeof(why)), -ENOENT);
+	/* Not a device (a sedsim directory): nothing to check. */
+	assert_int_equal(opal_drive_in_use(f->root, 0, 0, why, sizeof(why)), -ENODEV);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -556,6 +622,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ata, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_designator_choice, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_in_use, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

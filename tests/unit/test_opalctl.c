@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Before cmocka.h, whose fail() macro would rename opalctl's fail(). */
+#include "opalctl-cmd.h"
 #include <cmocka.h>
 #include <json-c/json.h>
 
@@ -154,7 +156,7 @@ static json_object *json_out(struct fx *f)
 static void setup_drive(struct fx *f)
 {
 	assert_int_equal(run(f, NULL, "keygen", f->key, NULL), EXIT_OK);
-	assert_int_equal(run(f, NULL, "setup", f->drive, "--keyfile", f->key, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "--global", "--keyfile", f->key, NULL), EXIT_OK);
 	assert_non_null(strstr(f->out, "Locking SP active"));
 }
 
@@ -320,11 +322,20 @@ static void test_range_setup_and_erase(void **state)
 	assert_non_null(strstr(f->err, "give --range N"));
 	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--length", "512", "--global",
 			     NULL), EXIT_USAGE);
-	assert_non_null(strstr(f->err, "takes neither"));
+	assert_non_null(strstr(f->err, "--global and --length exclude each other"));
 	assert_int_equal(run(f, NULL, "discover", f->drive, "--json", NULL), EXIT_OK);
 	assert_non_null(strstr(f->out, "\"locking_enabled\":false"));	/* nothing was set up */
+	/* The whole disk only when named; a new range only once its data loss is confirmed. */
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, NULL), EXIT_USAGE);
+	assert_non_null(strstr(f->err, "say which range to lock: --global (the whole disk"));
 	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "2", "--start", "1024",
-			     "--length", "512", NULL), EXIT_OK);
+			     "--length", "512", NULL), EXIT_REFUSED);
+	assert_non_null(strstr(f->err, "range 2 is new: it gets a media key of its own, so the data now in LBA 1024-1535"));
+	assert_non_null(strstr(f->err, "add --yes-destroy-data"));
+	assert_int_equal(run(f, NULL, "discover", f->drive, "--json", NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "\"locking_enabled\":false"));	/* not even owned */
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "2", "--start", "1024",
+			     "--length", "512", "--yes-destroy-data", NULL), EXIT_OK);
 	assert_non_null(strstr(f->out, "range 2"));
 	write_block(f, 1100, data);
 	write_block(f, 10, data);
@@ -430,7 +441,7 @@ static void test_mbr_large_image(void **state)
 	snprintf(path, sizeof(path), "%s/mbr.img", f->dir);
 	write_file(path, img, size);
 	assert_int_equal(run(f, NULL, "keygen", f->key, NULL), EXIT_OK);
-	assert_int_equal(run(f, NULL, "setup", drive, "-k", f->key, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "setup", drive, "--global", "-k", f->key, NULL), EXIT_OK);
 	assert_int_equal(run(f, NULL, "mbr", drive, "-k", f->key, "--write", path, "--enable", NULL),
 			 EXIT_OK);
 	assert_int_equal(sedsim_open(drive, false, &sim), 0);
@@ -476,7 +487,7 @@ static void test_revert_psid(void **state)
 	assert_memory_not_equal(back, data, sizeof(data));
 	/* Factory again: setup works with a new key. */
 	assert_int_equal(run(f, NULL, "keygen", f->key2, NULL), EXIT_OK);
-	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key2, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "--global", "-k", f->key2, NULL), EXIT_OK);
 }
 
 static void test_sedutil_hash(void **state)
@@ -484,7 +495,7 @@ static void test_sedutil_hash(void **state)
 	struct fx *f = *state;
 
 	/* A drive set up with a sedutil-hashed password... */
-	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->pw, "--hash", "sedutil", NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "--global", "-k", f->pw, "--hash", "sedutil", NULL), EXIT_OK);
 	power_cycle(f);
 	/* ...does not take the raw password bytes as the PIN... */
 	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->pw, NULL), EXIT_AUTH);
@@ -502,7 +513,7 @@ static void test_sedutil512_hash(void **state)
 {
 	struct fx *f = *state;
 
-	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->pw, "--hash", "sedutil-sha512", NULL),
+	assert_int_equal(run(f, NULL, "setup", f->drive, "--global", "-k", f->pw, "--hash", "sedutil-sha512", NULL),
 			 EXIT_OK);
 	power_cycle(f);
 	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->pw, "--hash", "sedutil", NULL),
@@ -530,12 +541,12 @@ static void test_keyfile_errors(void **state)
 	snprintf(big, sizeof(big), "%s/big", f->dir);
 	write_file(empty, "", 0);
 	write_file(big, blob, sizeof(blob));
-	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", empty, NULL), EXIT_KEYFILE);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "--global", "-k", empty, NULL), EXIT_KEYFILE);
 	assert_non_null(strstr(f->err, "empty"));
-	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", big, NULL), EXIT_KEYFILE);
-	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", "/nonexistent", NULL), EXIT_KEYFILE);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "--global", "-k", big, NULL), EXIT_KEYFILE);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "--global", "-k", "/nonexistent", NULL), EXIT_KEYFILE);
 	/* The key never appears in output. */
-	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->pw, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "--global", "-k", f->pw, NULL), EXIT_OK);
 	assert_null(strstr(f->out, "hunter2"));
 	assert_null(strstr(f->err, "hunter2"));
 }
@@ -567,7 +578,7 @@ static void test_help_matches_man(void **state)
 		checked++;
 	}
 	for (const char *p = f->out; (p = strstr(p, " --")); p += 3) {
-		size_t k = strcspn(p + 1, " ,=\n");
+		size_t k = strcspn(p + 1, " ,=\n]|.`");
 
 		memcpy(opt, p + 1, k < sizeof(opt) - 1 ? k : sizeof(opt) - 1);
 		opt[k < sizeof(opt) - 1 ? k : sizeof(opt) - 1] = 0;
@@ -577,12 +588,208 @@ static void test_help_matches_man(void **state)
 	assert_true(checked > 20);
 }
 
+/* The own options of a command's --help ("Options:" up to "Common options:"). */
+static bool help_lists(const char *help, const char *opt)
+{
+	const char *b = strstr(help, "\nOptions:\n"), *e = strstr(help, "\nCommon options:\n");
+	char pat[64];
+
+	if (!b || !e)
+		return false;
+	snprintf(pat, sizeof(pat), "--%s ", opt);
+	for (const char *p = b; (p = strstr(p, pat)) && p < e; p++)
+		return true;
+	snprintf(pat, sizeof(pat), "--%s\n", opt);
+	for (const char *p = b; (p = strstr(p, pat)) && p < e; p++)
+		return true;
+	return false;
+}
+
+/* The man page's line for cmd in COMMANDS or KEY SLOTS: "*cmd*..." at a line start. */
+static const char *man_entry(const char *man, const char *cmd, char *line, size_t size)
+{
+	char pat[64];
+	const char *p;
+	size_t n;
+
+	snprintf(pat, sizeof(pat), "\n*%s*", cmd);
+	p = strstr(man, pat);
+	if (!p)
+		return NULL;
+	p++;
+	n = strcspn(p, "\n");
+	if (n >= size)
+		n = size - 1;
+	memcpy(line, p, n);
+	line[n] = 0;
+	return line;
+}
+
+/* "--opt" in text as a whole word (followed by none of [a-z-]). */
+static bool names_opt(const char *text, const char *opt)
+{
+	char pat[64];
+	size_t l;
+
+	l = (size_t)snprintf(pat, sizeof(pat), "--%s", opt);
+	for (const char *p = text; (p = strstr(p, pat)); p += l) {
+		char nx = p[l];
+
+		if (!(nx >= 'a' && nx <= 'z') && nx != '-')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Each command's --help lists exactly its own options, its synopsis names
+ * each of them, and the man page's line for the command names the same.
+ */
+static void test_cmd_help_matches_man(void **state)
+{
+	struct fx *f = *state;
+	static char man[65536];
+	char line[512], head[96];
+	size_t n, ncmd;
+	const struct opalctl_cmd *cmds = opalctl_commands(&ncmd);
+	FILE *m = fopen(man_page, "r");
+
+	assert_non_null(m);
+	n = fread(man, 1, sizeof(man) - 1, m);
+	fclose(m);
+	man[n] = 0;
+	assert_true(ncmd > 20);
+	for (size_t i = 0; i < ncmd; i++) {
+		const struct opalctl_cmd *cmd = &cmds[i];
+
+		assert_int_equal(run(f, NULL, cmd->name, "--help", NULL), EXIT_OK);
+		snprintf(head, sizeof(head), "Usage: opalctl %s", cmd->name);
+		if (strncmp(f->out, head, strlen(head)))
+			fail_msg("%s --help: starts with '%.40s'", cmd->name, f->out);
+		if (!man_entry(man, cmd->name, line, sizeof(line)))
+			fail_msg("%s: no entry in the man page", cmd->name);
+		for (int o = OPT_NONE + 1; o < OPT_COUNT; o++) {
+			const char *name = opalctl_opt_name((enum opalctl_opt)o);
+			bool own = opalctl_cmd_own(cmd, (enum opalctl_opt)o);
+
+			if (own != help_lists(f->out, name))
+				fail_msg("%s --help: --%s %s", cmd->name, name,
+					 own ? "missing" : "listed, but the command does not take it");
+			if (own != names_opt(cmd->synopsis, name))
+				fail_msg("%s synopsis: --%s %s", cmd->name, name,
+					 own ? "missing" : "named, but the command does not take it");
+			if (own != names_opt(line, name))
+				fail_msg("man page, %s: --%s %s", cmd->name, name,
+					 own ? "missing" : "named, but the command does not take it");
+		}
+	}
+	/* No command name: an error, not the general help. */
+	assert_int_equal(run(f, NULL, "frobnicate", "--help", NULL), EXIT_USAGE);
+}
+
+/* A value set_option accepts for each option that takes one. */
+static const char *valid_arg(const char *opt)
+{
+	static const struct { const char *opt, *arg; } v[] = {
+		{ "range", "1" }, { "user", "1" }, { "slot", "1" }, { "hash", "none" },
+		{ "transport", "auto" }, { "timeout", "1000" }, { "deadline", "1" },
+		{ "prompt-timeout", "1" }, { "start", "0" }, { "length", "1" },
+	};
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (!strcmp(v[i].opt, opt))
+			return v[i].arg;
+	return "x";
+}
+
+/* Every command refuses every option it does not take, before touching anything. */
+static void test_options_not_taken(void **state)
+{
+	struct fx *f = *state;
+	size_t ncmd, refused = 0;
+	const struct opalctl_cmd *cmds = opalctl_commands(&ncmd);
+	char want[128];
+
+	for (size_t i = 0; i < ncmd; i++) {
+		const struct opalctl_cmd *cmd = &cmds[i];
+		const char *arg = (cmd->flags & CMD_NEEDS_DEV) ? f->drive : NULL;
+
+		for (int o = OPT_NONE + 1; o < OPT_COUNT; o++) {
+			const char *name = opalctl_opt_name((enum opalctl_opt)o);
+			char opt[64];
+			int rc;
+
+			if (opalctl_cmd_takes(cmd, (enum opalctl_opt)o))
+				continue;
+			snprintf(opt, sizeof(opt), "--%s", name);
+			if (opalctl_opt_has_arg((enum opalctl_opt)o))
+				rc = arg ? run(f, NULL, cmd->name, arg, opt, valid_arg(name), NULL) :
+					   run(f, NULL, cmd->name, opt, valid_arg(name), NULL);
+			else
+				rc = arg ? run(f, NULL, cmd->name, arg, opt, NULL) :
+					   run(f, NULL, cmd->name, opt, NULL);
+			snprintf(want, sizeof(want), "%s does not take --%s", cmd->name, name);
+			if (rc != EXIT_USAGE || !strstr(f->err, want))
+				fail_msg("opalctl %s %s: exit %d, '%s'", cmd->name, opt, rc, f->err);
+			refused++;
+		}
+	}
+	assert_true(refused > 500);
+	/* Nothing was done to the drive by any of them. */
+	assert_int_equal(run(f, NULL, "--json", "discover", f->drive, NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "\"locking_enabled\":false"));
+}
+
+/* The cases: what used to be ignored or last-one-wins. */
+static void test_option_conflicts(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(run(f, NULL, "discover", f->drive, "--yes-destroy-data", NULL), EXIT_USAGE);
+	assert_non_null(strstr(f->err, "discover does not take --yes-destroy-data"));
+	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key, "--read-only", NULL), EXIT_USAGE);
+	assert_non_null(strstr(f->err, "lock does not take --read-only"));
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, "--slot", "3", NULL),
+			 EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, "--pin", "tang", NULL),
+			 EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, "--who", "sid", NULL),
+			 EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, "--enable", NULL), EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "mbr", f->drive, "-k", f->key, "--enable", "--disable", NULL),
+			 EXIT_USAGE);
+	assert_non_null(strstr(f->err, "--enable and --disable exclude each other"));
+	assert_int_equal(run(f, NULL, "mbr", f->drive, "-k", f->key, "--not-done", "--done", NULL),
+			 EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, "--all", "-r", "1", NULL),
+			 EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "unlock-all", "--no-prompt", "--askpass", "/bin/true", NULL),
+			 EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, "-r", "1", "--range", "2",
+			     NULL), EXIT_USAGE);
+	assert_non_null(strstr(f->err, "--range given twice"));
+	/* Keys only where a key is read; the drive options only where a drive is. */
+	assert_int_equal(run(f, NULL, "discover", f->drive, "--hash", "sedutil", NULL), EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "keygen", f->key, "--timeout", "10", NULL), EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "check-table", "-t", "nvme", NULL), EXIT_USAGE);
+	/* A command's help: its options, not the others'. */
+	assert_int_equal(run(f, NULL, "setup", "--help", NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "--start LBA"));
+	assert_null(strstr(f->out, "--pin"));
+	assert_int_equal(run(f, NULL, "--help", "lock", NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "Usage: opalctl lock DEV"));
+	assert_null(strstr(f->out, "--save"));
+	/* Nothing was set up by any of it. */
+	assert_int_equal(run(f, NULL, "--json", "discover", f->drive, NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "\"locking_enabled\":false"));
+}
+
 static void test_more_options(void **state)
 {
 	struct fx *f = *state;
 
 	assert_int_equal(run(f, NULL, "keygen", f->key, NULL), EXIT_OK);
-	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--global",
+	assert_int_equal(run(f, NULL, "setup", f->drive, "--global", "-k", f->key, "--global",
 			     "--transport", "sedsim", "--timeout", "5000", NULL), EXIT_OK);
 	assert_int_equal(run(f, NULL, "status", f->drive, "--timeout", "0", NULL), EXIT_USAGE);
 	/* User1 is not enabled: authentication fails. */
@@ -617,7 +824,7 @@ static void test_users_and_access(void **state)
 	assert_int_equal(run(f, NULL, "keygen", f->key, NULL), EXIT_OK);
 	assert_int_equal(run(f, NULL, "keygen", f->key2, NULL), EXIT_OK);
 	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "1", "--start",
-			     "1024", "--length", "512", NULL), EXIT_OK);
+			     "1024", "--length", "512", "--yes-destroy-data", NULL), EXIT_OK);
 	write_block(f, 1100, data);
 	assert_int_equal(run(f, NULL, "grant", f->drive, "-k", f->key, "--range", "1", NULL),
 			 EXIT_USAGE);
@@ -705,7 +912,7 @@ static void test_lock_verifies(void **state)
 			     "100", "--length", "50", NULL), EXIT_USAGE);
 	assert_non_null(strstr(f->err, "e.g. --start 104 --length 48"));
 	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "2", "--start",
-			     "104", "--length", "48", NULL), EXIT_OK);
+			     "104", "--length", "48", "--yes-destroy-data", NULL), EXIT_OK);
 	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key, "--range", "2", "--json",
 			     NULL), EXIT_OK);
 	/* range-disable: unlocked, and a lock fails saying locking is off. */
@@ -1043,19 +1250,20 @@ static void test_setup_policy(void **state)
 	struct fx *f = *state;
 
 	setup_drive(f);
-	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "-v", NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "--global", "-k", f->key, "-v", NULL), EXIT_OK);
 	assert_non_null(strstr(f->err, "ownership left alone"));
 	/*
 	 * Wrong keys, as many as the TryLimit (3): Admin1 refuses them; were
 	 * the SID asked (the MSID, the key) it would be locked out now.
 	 */
 	for (int i = 0; i < 3; i++)
-		assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->bad, NULL), EXIT_AUTH);
+		assert_int_equal(run(f, NULL, "setup", f->drive, "--global", "-k", f->bad, NULL), EXIT_AUTH);
 	assert_int_equal(run(f, NULL, "change-key", f->drive, "-k", f->key, "--new-keyfile", f->key,
 			     "--who", "sid", NULL), EXIT_OK);
 	power_cycle(f);	/* Admin1's lockout ends */
 	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "1", "--start",
-			     "64", "--length", "64", NULL), EXIT_OK);
+			     "64", "--length", "64", "--yes-destroy-data", NULL), EXIT_OK);
+	/* The same geometry again destroys nothing: no confirmation. */
 	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "1", "--start",
 			     "64", "--length", "64", NULL), EXIT_OK);
 	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "1", "--start",
@@ -1108,7 +1316,7 @@ static void test_revert_keep_data(void **state)
 	assert_int_equal(run(f, NULL, "--json", "status", f->drive, NULL), EXIT_OK);
 	assert_non_null(strstr(f->out, "\"locking_sp\":\"inactive\""));
 	/* The SID keeps its key: setup again takes it, without the MSID. */
-	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "--global", "-k", f->key, NULL), EXIT_OK);
 	assert_int_equal(read_block(f, 7, back), SEDSIM_IO_OK);
 	assert_memory_equal(back, data, sizeof(data));
 }
@@ -1126,7 +1334,7 @@ static void test_setup_sum(void **state)
 			     "512", "--length", "512", "--sum", NULL), EXIT_USAGE);
 	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "1", "--start",
 			     "512", "--length", "512", "--sum", "--new-keyfile", f->key2, "--json",
-			     NULL), EXIT_OK);
+			     "--yes-destroy-data", NULL), EXIT_OK);
 	{
 		json_object *j = json_out(f), *v;
 
@@ -1384,7 +1592,7 @@ static void test_text_matches_json(void **state)
 	assert_int_equal(run(f, NULL, "keygen", f->key, NULL), EXIT_OK);
 	assert_int_equal(run(f, NULL, "keygen", f->key2, NULL), EXIT_OK);
 	j = run_both(f, "setup", f->drive, "-k", f->key, "--range", "1", "--start", "1024",
-		     "--length", "512");
+		     "--length", "512", "--yes-destroy-data");
 	assert_int_equal(jint(j, "range"), 1);
 	expect_line(f, "%s: Locking SP active; range %lld (LBA %lld+%lld) read/write locking enabled, %s; shadow MBR disabled",
 		    jstr(j, "device"), jint(j, "range"), jint(j, "start"), jint(j, "length"),
@@ -1457,6 +1665,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_sedutil512_hash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keyfile_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help_matches_man, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cmd_help_matches_man, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_options_not_taken, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_option_conflicts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_more_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_users_and_access, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_verifies, setup, teardown),

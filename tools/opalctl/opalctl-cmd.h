@@ -40,6 +40,7 @@ struct ctx {
 	bool have_start, have_length;
 	uint64_t start, length;
 	bool read_only, save, yes, keep_mbr, keep_data, all, sum;
+	bool force;		/* --force: lock or destroy what is in use */
 	int user;		/* 0: Admin1 */
 	int slot;		/* unbind: the user number; 0: not given */
 	int mbr_enable, mbr_done;	/* -1: leave */
@@ -91,6 +92,13 @@ size_t res_count(json_object *arr);
  * when the drive says).
  */
 int opalctl_admin_open(struct ctx *c, struct secret **key, struct opal_session **s);
+/*
+ * Print the result of the command that ran (JSON with --json, else its
+ * text form); emit_partial: what a failed command's result holds so far,
+ * for the commands flagged CMD_TEXT_ON_FAIL, before the error line.
+ */
+void emit_result(struct ctx *c);
+void emit_partial(struct ctx *c);
 /* Warn on stderr (never in the JSON result): "opalctl: warning: ...". */
 void warn(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -108,6 +116,31 @@ enum {
 	 */
 	CMD_TEXT_ON_FAIL = 1u << 5,
 	CMD_TEXT_ONLY = 1u << 6,	/* prints its progress as it goes: --json refused */
+	CMD_DRIVE = 1u << 7,		/* reaches drives: takes --transport and --timeout */
+};
+
+/*
+ * Every option opalctl knows (cli.c holds their names and general help).
+ * A command takes only those its table entry lists, plus the common ones:
+ * -j -v -V -h everywhere, --transport and --timeout on commands that reach
+ * a drive, --hash and --insecure-keyfile on commands that read a key.
+ */
+enum opalctl_opt {
+	OPT_NONE,
+	OPT_KEYFILE, OPT_NEW_KEYFILE, OPT_PSID_FILE, OPT_HASH, OPT_INSECURE_KEYFILE,
+	OPT_RANGE, OPT_ALL, OPT_GLOBAL, OPT_START, OPT_LENGTH, OPT_SUM, OPT_READ_ONLY,
+	OPT_USER, OPT_SAVE, OPT_KEEP_MBR, OPT_WHO, OPT_ENABLE, OPT_DISABLE, OPT_DONE,
+	OPT_NOT_DONE, OPT_WRITE, OPT_YES, OPT_KEEP_DATA, OPT_PIN, OPT_CONFIG, OPT_JWE,
+	OPT_SLOT, OPT_TABLE, OPT_NAME, OPT_DEADLINE, OPT_PROMPT_TIMEOUT, OPT_NO_PROMPT,
+	OPT_ASKPASS, OPT_BOOT, OPT_STATE_DIR, OPT_FORCE,
+	OPT_TRANSPORT, OPT_TIMEOUT, OPT_JSON, OPT_VERBOSE, OPT_VERSION, OPT_HELP,
+	OPT_COUNT
+};
+
+/* An option a command takes; help NULL: the option's general help. */
+struct opalctl_opt_use {
+	enum opalctl_opt opt;
+	const char *help;
 };
 
 struct opalctl_cmd {
@@ -118,9 +151,45 @@ struct opalctl_cmd {
 	unsigned int flags;
 	const char *synopsis;	/* arguments, for --help */
 	const char *summary;
+	/* The command's own options, OPT_NONE-terminated; common ones are added. */
+	const struct opalctl_opt_use *opts;
 };
 
-/* Handlers outside opalctl.c, and their text renderers. */
+/* The command table and its options, for help and for the tests. */
+const struct opalctl_cmd *opalctl_commands(size_t *n);
+/* The option's long name (no dashes), and whether it takes an argument. */
+const char *opalctl_opt_name(enum opalctl_opt o);
+bool opalctl_opt_has_arg(enum opalctl_opt o);
+/* Whether cmd takes option o (its own or a common one). */
+bool opalctl_cmd_takes(const struct opalctl_cmd *cmd, enum opalctl_opt o);
+/* Whether cmd takes o as one of its own (not a common option). */
+bool opalctl_cmd_own(const struct opalctl_cmd *cmd, enum opalctl_opt o);
+
+/* The handlers and their text renderers (opalctl.c, users.c, nbde.c). */
+int cmd_scan(struct ctx *c);
+void text_scan(struct ctx *c, json_object *res);
+int cmd_discover(struct ctx *c);
+void text_discover(struct ctx *c, json_object *res);
+int cmd_status(struct ctx *c);
+void text_status(struct ctx *c, json_object *res);
+int cmd_setup(struct ctx *c);
+void text_setup(struct ctx *c, json_object *res);
+int cmd_unlock(struct ctx *c);
+int cmd_lock(struct ctx *c);
+void text_lock_unlock(struct ctx *c, json_object *res);
+int cmd_change_key(struct ctx *c);
+void text_change_key(struct ctx *c, json_object *res);
+int cmd_mbr(struct ctx *c);
+void text_mbr(struct ctx *c, json_object *res);
+int cmd_range_disable(struct ctx *c);
+void text_range_disable(struct ctx *c, json_object *res);
+int cmd_erase_range(struct ctx *c);
+void text_erase_range(struct ctx *c, json_object *res);
+int cmd_revert_sid(struct ctx *c);
+int cmd_revert_psid(struct ctx *c);
+void text_revert(struct ctx *c, json_object *res);
+int cmd_keygen(struct ctx *c);
+void text_keygen(struct ctx *c, json_object *res);
 int cmd_user_enable(struct ctx *c);
 int cmd_user_disable(struct ctx *c);
 int cmd_user_key(struct ctx *c);
@@ -170,6 +239,26 @@ int opalctl_read_access(struct opal_session *s, struct opalctl_access *acc);
  * range's result goes into res. Returns an exit code; failures are reported.
  */
 int opalctl_lock_unlock(struct ctx *c, const struct opal_key *key, bool unlock, json_object *res);
+
+/*
+ * A step that makes data unreadable, what it loses in what: confirmed by
+ * --yes-destroy-data, or by YES typed on the terminal opalctl runs on (as
+ * cryptsetup asks); refused otherwise (exit 10). 0 or the failure reported.
+ */
+int confirm_destroy(struct ctx *c, const char *what);
+/*
+ * Refuse (exit 10, unless --force) when logical blocks [first, first +
+ * count) of the drive (count 0: all) are in use: mounted, held or open
+ * exclusively; what: what the command would do to them.
+ */
+int refuse_in_use(struct ctx *c, uint64_t first, uint64_t count, const char *what);
+/*
+ * The same for locking range `range` (0: the global range: the whole
+ * drive): when anything on the drive is in use, the range's span is read as
+ * authority `who` (0: Admin1; an authentication failure is reported).
+ */
+int refuse_in_use_range(struct ctx *c, unsigned who, const struct opal_key *k, unsigned range,
+			const char *what);
 
 /* Ask the kernel to re-read the partition tables of the disk(s) behind path. */
 void reread_partitions(struct ctx *c, const char *path);

@@ -7,9 +7,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
-#include <signal.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +21,13 @@
 #include <openssl/rand.h>
 
 #include "opal.h"
+#include "opal-drive-id.h"
 #include "opalctl-cmd.h"
 
 #define KEYGEN_BYTES 32
 
 /* The result of the command that ran: JSON with --json, else its text form. */
-static void emit_result(struct ctx *c)
+void emit_result(struct ctx *c)
 {
 	if (c->json)
 		fprintf(c->out, "%s\n",
@@ -43,7 +43,7 @@ static void emit_result(struct ctx *c)
  * the commands whose partial result is useful. Once, and before the error
  * message, so that a terminal shows them in the order they happened.
  */
-static void emit_partial(struct ctx *c)
+void emit_partial(struct ctx *c)
 {
 	if (c->json || c->rendered || !c->command || !c->command->text ||
 	    !(c->command->flags & CMD_TEXT_ON_FAIL))
@@ -426,7 +426,7 @@ static void discover_properties(struct ctx *c)
 	free(p);
 }
 
-static int cmd_discover(struct ctx *c)
+int cmd_discover(struct ctx *c)
 {
 	struct opal_discovery d;
 	int rc = need_discovery(c, &d);
@@ -440,7 +440,7 @@ static int cmd_discover(struct ctx *c)
 	return 0;
 }
 
-static void text_discover(struct ctx *c, json_object *res)
+void text_discover(struct ctx *c, json_object *res)
 {
 	json_object *host = res_get(res, "host_properties");
 
@@ -500,7 +500,7 @@ static void status_tries(struct ctx *c, bool have, uint64_t tries, uint64_t limi
 			       json_object_new_string(admin1 ? "Admin1" : "SID"));
 }
 
-static int cmd_status(struct ctx *c)
+int cmd_status(struct ctx *c)
 {
 	struct opal_discovery d;
 	struct secret *key = NULL;
@@ -565,7 +565,7 @@ static int cmd_status(struct ctx *c)
 }
 
 /* Also what status found before it failed: nothing when discovery did. */
-static void text_status(struct ctx *c, json_object *res)
+void text_status(struct ctx *c, json_object *res)
 {
 	json_object *ranges = res_get(res, "ranges");
 
@@ -621,15 +621,75 @@ static int setup_sum_owner(struct ctx *c, const struct opal_range *r)
 			      NULL) : 0;
 }
 
-/*
- * Moving a configured range: the LBAs it leaves fall back to the global
- * range's key, the LBAs it takes were written under another key: both
- * become unreadable. Refused without --yes-destroy-data.
- */
-static int check_range_change(struct ctx *c, const struct opal_key *k, const struct opal_range *want)
+int confirm_destroy(struct ctx *c, const char *what)
 {
-	struct opal_range cur;
-	int rc = c->dev->be.ops->range_read(&c->dev->be, 0, k, want->n, &cur);
+	char line[16];
+
+	if (c->yes)
+		return 0;
+	if (!isatty(fileno(c->in)) || !isatty(fileno(c->err)))
+		return fail(c, EXIT_REFUSED, "%s: %s: add --yes-destroy-data (or run it on a terminal to be asked)",
+			    c->cmd, what);
+	fprintf(c->err, "WARNING: %s.\nAre you sure? (Type 'YES' in capital letters): ", what);
+	fflush(c->err);
+	if (!fgets(line, sizeof(line), c->in) || strcmp(line, "YES\n"))
+		return fail(c, EXIT_REFUSED, "%s: not confirmed: nothing was changed", c->cmd);
+	return 0;
+}
+
+int refuse_in_use(struct ctx *c, uint64_t first, uint64_t count, const char *what)
+{
+	char why[PATH_MAX + 64];
+	int rc;
+
+	if (c->force)
+		return 0;
+	rc = opal_drive_in_use(c->devpath, first, count, why, sizeof(why));
+	if (rc == 1)
+		return fail(c, EXIT_REFUSED, "%s: %s, and %s would pull the data from under it: unmount it or close what holds it first (or add --force)",
+			    c->cmd, why, what);
+	if (rc < 0 && rc != -ENODEV && c->verbose)
+		fprintf(c->err, "opalctl: %s: whether %s is in use is unknown: %s\n", c->cmd,
+			c->devpath, strerror(-rc));
+	return 0;
+}
+
+int refuse_in_use_range(struct ctx *c, unsigned who, const struct opal_key *k, unsigned range,
+			const char *what)
+{
+	opal_uid cpin = who ? opal_uid_c_pin_user(who) : opal_uid_c_pin_admin(1);
+	struct opal_range r;
+	char why[PATH_MAX + 64];
+	int rc;
+
+	/* Nothing on the drive in use: no need to ask the drive where the range is. */
+	if (c->force || opal_drive_in_use(c->devpath, 0, 0, why, sizeof(why)) != 1)
+		return 0;
+	if (!range)
+		return refuse_in_use(c, 0, 0, what);
+	rc = c->dev->be.ops->range_read(&c->dev->be, who, k, range, &r);
+	if (rc == OPAL_ERR_AUTH || rc == OPAL_ST_NOT_AUTHORIZED || rc == OPAL_ST_AUTHORITY_LOCKED_OUT)
+		return fail_opal(c, what, rc, &OPAL_UID_LOCKINGSP, &cpin);
+	if (rc)
+		return refuse_in_use(c, 0, 0, what);	/* where it is is unknown */
+	return r.length ? refuse_in_use(c, r.start, r.length, what) : 0;
+}
+
+/*
+ * What setting range want up does to the data in its span, before any
+ * change: nothing when the range is there already with this geometry;
+ * else a new media key for its LBAs (a new range), and for a range that
+ * moves, the LBAs it leaves fall back to the global range's key: data in
+ * both spans becomes unreadable. That is refused while a partition there
+ * is in use, and needs confirming. active: the Locking SP is active (a
+ * range can exist only then).
+ */
+static int check_range_change(struct ctx *c, const struct opal_key *k, const struct opal_range *want,
+			      bool active)
+{
+	struct opal_range cur = { 0 };
+	char what[384];
+	int rc = active ? c->dev->be.ops->range_read(&c->dev->be, 0, k, want->n, &cur) : 0;
 
 	if (rc) {
 		opal_uid ca1 = opal_uid_c_pin_admin(1);
@@ -637,14 +697,24 @@ static int check_range_change(struct ctx *c, const struct opal_key *k, const str
 		return fail_opal(c, "setup: reading the range's current geometry", rc,
 				 &OPAL_UID_LOCKINGSP, &ca1);
 	}
-	if (!cur.length || (cur.start == want->start && cur.length == want->length) || c->yes)
+	if (cur.length && cur.start == want->start && cur.length == want->length)
 		return 0;
-	return fail(c, EXIT_REFUSED, "setup: range %u covers LBA %" PRIu64 "-%" PRIu64 " now; moving it to LBA %" PRIu64 "-%" PRIu64 " makes the data in both spans unreadable (LBAs it leaves fall back to the global range's key, LBAs it takes were written under another key): add --yes-destroy-data",
-		    want->n, cur.start, cur.start + cur.length - 1, want->start,
-		    want->start + want->length - 1);
+	rc = refuse_in_use(c, want->start, want->length, "a new key for its blocks");
+	if (!rc && cur.length)
+		rc = refuse_in_use(c, cur.start, cur.length, "moving the range away from it");
+	if (rc)
+		return rc;
+	if (cur.length)
+		snprintf(what, sizeof(what), "range %u covers LBA %" PRIu64 "-%" PRIu64 " now; moving it to LBA %" PRIu64 "-%" PRIu64 " makes the data in both spans unreadable (LBAs it leaves fall back to the global range's key, LBAs it takes were written under another key)",
+			 want->n, cur.start, cur.start + cur.length - 1, want->start,
+			 want->start + want->length - 1);
+	else
+		snprintf(what, sizeof(what), "range %u is new: it gets a media key of its own, so the data now in LBA %" PRIu64 "-%" PRIu64 " of %s becomes unreadable",
+			 want->n, want->start, want->start + want->length - 1, c->devpath);
+	return confirm_destroy(c, what);
 }
 
-static int cmd_setup(struct ctx *c)
+int cmd_setup(struct ctx *c)
 {
 	struct opal_discovery d;
 	struct secret *key;
@@ -665,6 +735,9 @@ static int cmd_setup(struct ctx *c)
 		return fail(c, EXIT_USAGE, "setup --sum: needs --range N and --new-keyfile F (the key of the range's owner, User N+1)");
 	if (c->range > 0 && c->global)
 		return fail(c, EXIT_USAGE, "setup: --range and --global exclude each other: pick one");
+	/* The whole disk, with its ESP and /boot, only when asked for by name. */
+	if (c->range < 0 && !c->global && !c->sum)
+		return fail(c, EXIT_USAGE, "setup: say which range to lock: --global (the whole disk: every partition, its ESP and /boot too, so that nothing boots from it without a pre-boot image) or --range N --start LBA --length N");
 	rc = need_discovery(c, &d);
 	if (rc)
 		return rc;
@@ -698,6 +771,14 @@ static int cmd_setup(struct ctx *c)
 		return fail(c, EXIT_USAGE, "setup --sum: %s is already set up (its Locking SP is active) and Single User Mode is chosen only when it is activated: nothing was changed (`opalctl status` shows the drive's state)",
 			    c->devpath);
 	}
+	/* What a range's setup destroys is confirmed before anything changes. */
+	if (r.n) {
+		rc = check_range_change(c, &k, &r, (d.locking_flags & OPAL_LF_ENABLED) != 0);
+		if (rc) {
+			secret_free(key);
+			return rc;
+		}
+	}
 	if (!(d.locking_flags & OPAL_LF_ENABLED)) {
 		if (d.block_sid && d.sid_blocked) {
 			secret_free(key);
@@ -727,13 +808,6 @@ static int cmd_setup(struct ctx *c)
 		}
 	} else if (c->verbose) {
 		fprintf(c->err, "opalctl: setup: Locking SP already active: ownership left alone\n");
-	}
-	if (r.n && !c->sum) {
-		rc = check_range_change(c, &k, &r);
-		if (rc) {
-			secret_free(key);
-			return rc;
-		}
 	}
 	if (c->sum) {
 		rc = setup_sum_owner(c, &r);
@@ -776,7 +850,7 @@ static int cmd_setup(struct ctx *c)
 	return 0;
 }
 
-static void text_setup(struct ctx *c, json_object *res)
+void text_setup(struct ctx *c, json_object *res)
 {
 	const char *dev = res_str(res, "device");
 	int64_t n = res_int(res, "range");
@@ -972,6 +1046,11 @@ int opalctl_lock_unlock(struct ctx *c, const struct opal_key *key, bool unlock, 
 	if (c->save && !be->ops->can_save)
 		return fail(c, EXIT_UNSUPPORTED, "unlock --save: only the kernel can keep the key for S3 resume: use --transport ioctl on the block device");
 	snprintf(what, sizeof(what), "%s range %u", unlock ? "unlock" : "lock", range);
+	if (!unlock) {
+		rc = refuse_in_use_range(c, (unsigned)c->user, &k, range, "locking the range");
+		if (rc)
+			return rc;
+	}
 	/*
 	 * The kernel replays the state saved for a range on resume from S3:
 	 * a lock replaces a saved unlock, or resume would undo it.
@@ -1015,7 +1094,7 @@ static void lock_unlock_line(FILE *o, json_object *res)
 }
 
 /* One range, or with --all the ranges done ("ranges"), a line each. */
-static void text_lock_unlock(struct ctx *c, json_object *res)
+void text_lock_unlock(struct ctx *c, json_object *res)
 {
 	json_object *ranges = res_get(res, "ranges");
 
@@ -1028,7 +1107,7 @@ static void text_lock_unlock(struct ctx *c, json_object *res)
 		lock_unlock_line(c->out, json_object_array_get_idx(ranges, i));
 }
 
-static int cmd_change_key(struct ctx *c)
+int cmd_change_key(struct ctx *c)
 {
 	struct secret *key, *nkey;
 	struct opal_key k, nk;
@@ -1076,7 +1155,7 @@ static int cmd_change_key(struct ctx *c)
 	return 0;
 }
 
-static void text_change_key(struct ctx *c, json_object *res)
+void text_change_key(struct ctx *c, json_object *res)
 {
 	fprintf(c->out, "%s: key changed (%s)\n", res_str(res, "device"), res_str(res, "changed"));
 }
@@ -1174,7 +1253,7 @@ static int mbr_write_image(struct ctx *c, const struct opal_key *k)
 	return 0;
 }
 
-static int cmd_mbr(struct ctx *c)
+int cmd_mbr(struct ctx *c)
 {
 	struct secret *key;
 	struct opal_key k;
@@ -1210,7 +1289,7 @@ static int cmd_mbr(struct ctx *c)
 	return 0;
 }
 
-static void text_mbr(struct ctx *c, json_object *res)
+void text_mbr(struct ctx *c, json_object *res)
 {
 	json_object *enable = res_get(res, "enable"), *done = res_get(res, "done");
 
@@ -1225,7 +1304,7 @@ static void text_mbr(struct ctx *c, json_object *res)
  * (data stays readable): the opposite of setup. Through the kernel as
  * IOC_OPAL_LR_SETUP with the range's own geometry and RLE = WLE = 0.
  */
-static int cmd_range_disable(struct ctx *c)
+int cmd_range_disable(struct ctx *c)
 {
 	struct secret *key;
 	struct opal_key k;
@@ -1251,27 +1330,34 @@ static int cmd_range_disable(struct ctx *c)
 	return 0;
 }
 
-static void text_range_disable(struct ctx *c, json_object *res)
+void text_range_disable(struct ctx *c, json_object *res)
 {
 	fprintf(c->out, "%s: range %" PRId64 ": locking off, unlocked (LBAs and data kept)\n",
 		res_str(res, "device"), res_int(res, "range"));
 }
 
-static int cmd_erase_range(struct ctx *c)
+int cmd_erase_range(struct ctx *c)
 {
 	struct secret *key;
 	struct opal_key k;
+	char what[160];
 	int rc;
 
 	if (c->range < 0)
 		return fail(c, EXIT_USAGE, "erase-range: needs --range N (0 = global range)");
-	if (!c->yes)
-		return fail(c, EXIT_REFUSED, "erase-range: this destroys all data in locking range %d of %s (its key is regenerated): add --yes-destroy-data",
-			    c->range, c->devpath);
 	rc = load_key(c, c->keyfile, &key);
 	if (rc)
 		return rc;
 	k = key_of(key);
+	snprintf(what, sizeof(what), "this destroys all data in locking range %d of %s (its key is regenerated)",
+		 c->range, c->devpath);
+	rc = refuse_in_use_range(c, 0, &k, (unsigned)c->range, "erasing the range");
+	if (!rc)
+		rc = confirm_destroy(c, what);
+	if (rc) {
+		secret_free(key);
+		return rc;
+	}
 	rc = c->dev->be.ops->erase_range(&c->dev->be, &k, (unsigned)c->range);
 	secret_free(key);
 	if (rc) {
@@ -1284,7 +1370,7 @@ static int cmd_erase_range(struct ctx *c)
 	return 0;
 }
 
-static void text_erase_range(struct ctx *c, json_object *res)
+void text_erase_range(struct ctx *c, json_object *res)
 {
 	fprintf(c->out, "%s: range %" PRId64 " crypto-erased (new media key)\n",
 		res_str(res, "device"), res_int(res, "erased_range"));
@@ -1297,14 +1383,19 @@ static int cmd_revert(struct ctx *c, bool psid)
 	uint64_t lc = 0;
 	int rc;
 
-	if (c->keep_data && psid)
-		return fail(c, EXIT_USAGE, "psid-revert: --keep-data is for revert (with the Admin1 key)");
-	if (!c->yes && c->keep_data)
-		return fail(c, EXIT_REFUSED, "revert --keep-data: this resets the Locking SP of %s (locking off, users and ranges 1-8 gone, their data erased; the global range's data is kept): add --yes-destroy-data",
-			    c->devpath);
-	if (!c->yes)
-		return fail(c, EXIT_REFUSED, "%s: this erases ALL data on %s and returns it to factory state (SID = MSID, locking off): add --yes-destroy-data",
-			    psid ? "psid-revert" : "revert", c->devpath);
+	char what[256];
+
+	if (c->keep_data)
+		snprintf(what, sizeof(what), "this resets the Locking SP of %s (locking off, users and ranges 1-8 gone, their data erased; the global range's data is kept)",
+			 c->devpath);
+	else
+		snprintf(what, sizeof(what), "this erases ALL data on %s and returns it to factory state (SID = MSID, locking off)",
+			 c->devpath);
+	rc = refuse_in_use(c, 0, 0, c->keep_data ? "erasing ranges 1-8" : "erasing the drive");
+	if (!rc)
+		rc = confirm_destroy(c, what);
+	if (rc)
+		return rc;
 	if (c->keep_data) {
 		rc = load_key(c, c->keyfile, &key);
 		if (rc)
@@ -1360,7 +1451,7 @@ static int cmd_revert(struct ctx *c, bool psid)
 }
 
 /* "reverted": "locking-sp" (--keep-data) or true (all); "data_erased": null when unknown. */
-static void text_revert(struct ctx *c, json_object *res)
+void text_revert(struct ctx *c, json_object *res)
 {
 	json_object *erased = res_get(res, "data_erased");
 	const char *dev = res_str(res, "device");
@@ -1375,7 +1466,7 @@ static void text_revert(struct ctx *c, json_object *res)
 			"the Locking SP was not active, so the data was left as it was");
 }
 
-static int cmd_keygen(struct ctx *c)
+int cmd_keygen(struct ctx *c)
 {
 	struct secret *s = secret_new();
 	int fd, rc = 0;
@@ -1402,13 +1493,13 @@ static int cmd_keygen(struct ctx *c)
 	return 0;
 }
 
-static void text_keygen(struct ctx *c, json_object *res)
+void text_keygen(struct ctx *c, json_object *res)
 {
 	fprintf(c->out, "%s: %" PRId64 " random bytes written\n", res_str(res, "keyfile"),
 		res_int(res, "bytes"));
 }
 
-static int cmd_scan(struct ctx *c)
+int cmd_scan(struct ctx *c)
 {
 	DIR *d = opendir("/sys/class/block");
 	struct dirent *e;
@@ -1455,7 +1546,7 @@ static int cmd_scan(struct ctx *c)
 	return 0;
 }
 
-static void text_scan(struct ctx *c, json_object *res)
+void text_scan(struct ctx *c, json_object *res)
 {
 	json_object *arr = res_get(res, "devices");
 	size_t n = res_count(arr);
@@ -1524,10 +1615,6 @@ static int cmd_lock_unlock(struct ctx *c, bool unlock)
 	unsigned list[OPALCTL_RANGES + 1], n = 0;
 	int rc;
 
-	if (c->save && !unlock)
-		return fail(c, EXIT_USAGE, "lock: --save applies to unlock only (a lock through the kernel always replaces its saved state)");
-	if (c->all && c->range >= 0)
-		return fail(c, EXIT_USAGE, "%s: --all and --range exclude each other", c->cmd);
 	rc = load_key(c, c->keyfile, &key);
 	if (rc)
 		return rc;
@@ -1556,411 +1643,22 @@ static int cmd_lock_unlock(struct ctx *c, bool unlock)
 	return rc;
 }
 
-static int cmd_unlock(struct ctx *c)
+int cmd_unlock(struct ctx *c)
 {
 	return cmd_lock_unlock(c, true);
 }
 
-static int cmd_lock(struct ctx *c)
+int cmd_lock(struct ctx *c)
 {
 	return cmd_lock_unlock(c, false);
 }
 
-static int cmd_revert_sid(struct ctx *c)
+int cmd_revert_sid(struct ctx *c)
 {
 	return cmd_revert(c, false);
 }
 
-static int cmd_revert_psid(struct ctx *c)
+int cmd_revert_psid(struct ctx *c)
 {
 	return cmd_revert(c, true);
-}
-
-/* ----------------------------------------------------------- arguments */
-
-static const struct opalctl_cmd commands[] = {
-	{ "scan", cmd_scan, text_scan, 0, "", "list disks and their Opal support" },
-	{ "discover", cmd_discover, text_discover, CMD_NEEDS_DEV, "DEV",
-	  "Level 0 Discovery features and properties" },
-	{ "status", cmd_status, text_status, CMD_NEEDS_DEV | CMD_TEXT_ON_FAIL, "DEV [--keyfile F]",
-	  "locking state; ranges and MBR with the Admin1 key" },
-	{ "msid", cmd_msid, text_msid, CMD_NEEDS_DEV | CMD_PROTOCOL, "DEV",
-	  "print the MSID (the factory SID PIN; public)" },
-	{ "setup", cmd_setup, text_setup, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
-	  "DEV --keyfile F [--global | --range N --start LBA --length N] [--sum --new-keyfile F]",
-	  "take ownership, activate, enable locking" },
-	{ "unlock", cmd_unlock, text_lock_unlock,
-	  CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL | CMD_TEXT_ON_FAIL,
-	  "DEV --keyfile F [--range N] [--all] [--read-only] [--user N] [--save] [--keep-mbr]",
-	  "unlock a range (sets MBR Done, re-reads partitions)" },
-	{ "lock", cmd_lock, text_lock_unlock,
-	  CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL | CMD_TEXT_ON_FAIL,
-	  "DEV --keyfile F [--range N] [--all] [--user N]", "lock a range and check it locked" },
-	{ "unlock-all", cmd_unlock_all, text_unlock_all, CMD_NO_OPEN | CMD_TEXT_ONLY,
-	  "[--table F] [--name N]... [--deadline S] [--prompt-timeout S] [--no-prompt] [--askpass P] [--state-dir D]",
-	  "unlock every entry of the unlock table (boot)" },
-	{ "check-table", cmd_check_table, text_check_table, 0, "[--table F] [--boot]",
-	  "check every entry of the unlock table (with --boot print the initramfs table)" },
-	{ "change-key", cmd_change_key, text_change_key, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
-	  "DEV --keyfile F --new-keyfile F [--who sid|admin1|both]", "change the SID/Admin1 key" },
-	{ "user-enable", cmd_user_enable, text_user, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
-	  "DEV --keyfile F --user N", "enable authority UserN (Admin1 key)" },
-	{ "user-disable", cmd_user_disable, text_user, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
-	  "DEV --keyfile F --user N", "disable authority UserN" },
-	{ "user-key", cmd_user_key, text_user, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
-	  "DEV --keyfile F --user N --new-keyfile F", "set UserN's key as Admin1" },
-	{ "grant", cmd_grant, text_grant_revoke, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
-	  "DEV --keyfile F --user N --range N [--read-only]",
-	  "let UserN lock and unlock a range (keeps the others)" },
-	{ "revoke", cmd_revoke, text_grant_revoke, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
-	  "DEV --keyfile F --user N --range N", "take a range's lock control from UserN" },
-	{ "access", cmd_access, text_access, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
-	  "DEV --keyfile F",
-	  "who may lock and unlock each range" },
-	{ "bind", cmd_bind, text_bind, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
-	  "DEV --keyfile F [--range N] --pin tang|tpm2|sss --config JSON [--jwe F]",
-	  "new key slot: a user with a random key sealed by clevis" },
-	{ "unbind", cmd_unbind, text_unbind, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
-	  "DEV --keyfile F --slot N [--jwe F]", "remove a key slot" },
-	{ "slots", cmd_slots, text_slots, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_PROTOCOL,
-	  "DEV --keyfile F [--table F]",
-	  "key slots: users, their ranges and sealed keys" },
-	{ "mbr", cmd_mbr, text_mbr, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
-	  "DEV --keyfile F [--enable|--disable] [--done|--not-done] [--write IMG]",
-	  "shadow MBR control" },
-	{ "range-disable", cmd_range_disable, text_range_disable,
-	  CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
-	  "DEV --keyfile F --range N", "turn a range's locking off (unlocks it for good)" },
-	{ "erase-range", cmd_erase_range, text_erase_range,
-	  CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
-	  "DEV --keyfile F --range N --yes-destroy-data", "crypto-erase a range" },
-	{ "revert", cmd_revert_sid, text_revert, CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_KERNEL,
-	  "DEV --keyfile F [--keep-data] --yes-destroy-data",
-	  "back to factory state as SID (erases all), or only the Locking SP" },
-	{ "psid-revert", cmd_revert_psid, text_revert, CMD_NEEDS_DEV | CMD_KERNEL,
-	  "DEV --psid-file F --yes-destroy-data", "back to factory state with the PSID" },
-	{ "keygen", cmd_keygen, text_keygen, CMD_NEEDS_DEV | CMD_NO_OPEN, "FILE",
-	  "write a random 32-byte key" },
-};
-
-#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
-
-static void usage(FILE *o)
-{
-	fputs("Usage: opalctl [OPTIONS] COMMAND [DEV|FILE] [OPTIONS]\n"
-	      "Manage TCG Opal self-encrypting drives (PBA-free, OS-driven unlock).\n\n"
-	      "Commands:\n", o);
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(o, "  %s %s\n      %s\n", commands[i].name, commands[i].synopsis,
-			commands[i].summary);
-	fputs("\nOptions:\n"
-	      "  -k, --keyfile F      key file (\"-\": stdin); never on the command line\n"
-	      "      --new-keyfile F  new key for change-key, user-key, setup --sum\n"
-	      "      --psid-file F    PSID (from the drive label) for psid-revert\n"
-	      "      --hash MODE      none (key file bytes are the PIN), sedutil or sedutil-sha512\n"
-	      "      --insecure-keyfile  accept key files group or others can read\n"
-	      "  -r, --range N        locking range (0 = global)\n"
-	      "      --all            lock, unlock: every range with locking enabled\n"
-	      "      --global         setup: lock the global range (default)\n"
-	      "      --sum            setup: Single User Mode for the range (its owner User N+1 has the --new-keyfile key)\n"
-	      "      --start LBA, --length N   setup: range geometry\n"
-	      "      --read-only      unlock for reading only; grant read lock control only\n"
-	      "      --user N         authenticate as UserN instead of Admin1; the user of\n"
-	      "                       user-enable, user-disable, user-key, grant, revoke\n"
-	      "      --save           unlock: let the kernel re-unlock on S3 resume\n"
-	      "      --keep-mbr       unlock: leave the shadow MBR's Done flag alone\n"
-	      "      --who W          change-key: sid, admin1 or both (default)\n"
-	      "      --enable, --disable, --done, --not-done, --write IMG   mbr control\n"
-	      "      --yes-destroy-data   confirm erase-range, revert, psid-revert\n"
-	      "      --keep-data      revert: only the Locking SP, keeping the global range's data\n"
-	      "      --pin P          bind: clevis pin (tang, tpm2 or sss)\n"
-	      "      --config JSON    bind: the pin's configuration, as for clevis encrypt\n"
-	      "      --jwe F          bind, unbind: the sealed key file (default under /etc/fdekit/keys)\n"
-	      "      --slot N         unbind: the key slot (user number) to remove\n"
-	      "      --table F        unlock-all, check-table, slots: the unlock table\n"
-	      "                       (default /etc/fdekit/opaltab)\n"
-	      "      --name N         unlock-all: only this entry (repeatable; includes noauto)\n"
-	      "      --deadline S     unlock-all: no automatic step runs past S seconds (0: none\n"
-	      "                       left: straight to each entry's fallback)\n"
-	      "      --prompt-timeout S   unlock-all: prompts wait at most S seconds in all,\n"
-	      "                       after the deadline (120)\n"
-	      "      --no-prompt      unlock-all: never ask for a passphrase\n"
-	      "      --askpass P      unlock-all: run P \"PROMPT\" to ask (its stdout is the key)\n"
-	      "      --boot           check-table: print the entries the initramfs unlocks\n"
-	      "      --state-dir D    unlock-all: record each unlocked entry in D/NAME\n"
-	      "  -t, --transport T    auto, ioctl, nvme, scsi, or sedsim (DEV = directory; test builds)\n"
-	      "      --timeout MS     give up on the drive after MS milliseconds\n"
-	      "  -j, --json           JSON output\n"
-	      "  -v, --verbose        trace each step (never keys)\n"
-	      "  -V, --version        print the version\n"
-	      "  -h, --help           this help\n\n"
-	      "Exit codes: 0 ok, 1 usage, 2 device, 3 unsupported, 4 authentication failed,\n"
-	      "5 locked out, 6 drive refused, 7 key file, 8 timeout, 9 protocol, 10 refused,\n"
-	      "11 some unlock-all entries failed\n", o);
-}
-
-enum {
-	OPT_NEW_KEYFILE = 256, OPT_PSID_FILE, OPT_HASH, OPT_GLOBAL, OPT_START, OPT_LENGTH,
-	OPT_READ_ONLY, OPT_USER, OPT_SAVE, OPT_WHO, OPT_ENABLE, OPT_DISABLE, OPT_DONE,
-	OPT_NOT_DONE, OPT_WRITE, OPT_YES, OPT_TIMEOUT, OPT_KEEP_MBR, OPT_PIN, OPT_CONFIG,
-	OPT_JWE, OPT_SLOT, OPT_TABLE, OPT_NAME, OPT_DEADLINE, OPT_NO_PROMPT, OPT_ASKPASS,
-	OPT_INSECURE_KEYFILE, OPT_KEEP_DATA, OPT_ALL, OPT_SUM, OPT_PROMPT_TIMEOUT, OPT_BOOT,
-	OPT_STATE_DIR,
-};
-
-static const struct option long_opts[] = {
-	{ "keyfile", required_argument, NULL, 'k' },
-	{ "new-keyfile", required_argument, NULL, OPT_NEW_KEYFILE },
-	{ "psid-file", required_argument, NULL, OPT_PSID_FILE },
-	{ "hash", required_argument, NULL, OPT_HASH },
-	{ "insecure-keyfile", no_argument, NULL, OPT_INSECURE_KEYFILE },
-	{ "range", required_argument, NULL, 'r' },
-	{ "global", no_argument, NULL, OPT_GLOBAL },
-	{ "start", required_argument, NULL, OPT_START },
-	{ "length", required_argument, NULL, OPT_LENGTH },
-	{ "read-only", no_argument, NULL, OPT_READ_ONLY },
-	{ "user", required_argument, NULL, OPT_USER },
-	{ "save", no_argument, NULL, OPT_SAVE },
-	{ "keep-mbr", no_argument, NULL, OPT_KEEP_MBR },
-	{ "who", required_argument, NULL, OPT_WHO },
-	{ "enable", no_argument, NULL, OPT_ENABLE },
-	{ "disable", no_argument, NULL, OPT_DISABLE },
-	{ "done", no_argument, NULL, OPT_DONE },
-	{ "not-done", no_argument, NULL, OPT_NOT_DONE },
-	{ "write", required_argument, NULL, OPT_WRITE },
-	{ "yes-destroy-data", no_argument, NULL, OPT_YES },
-	{ "keep-data", no_argument, NULL, OPT_KEEP_DATA },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ "sum", no_argument, NULL, OPT_SUM },
-	{ "pin", required_argument, NULL, OPT_PIN },
-	{ "config", required_argument, NULL, OPT_CONFIG },
-	{ "jwe", required_argument, NULL, OPT_JWE },
-	{ "slot", required_argument, NULL, OPT_SLOT },
-	{ "table", required_argument, NULL, OPT_TABLE },
-	{ "name", required_argument, NULL, OPT_NAME },
-	{ "deadline", required_argument, NULL, OPT_DEADLINE },
-	{ "prompt-timeout", required_argument, NULL, OPT_PROMPT_TIMEOUT },
-	{ "no-prompt", no_argument, NULL, OPT_NO_PROMPT },
-	{ "askpass", required_argument, NULL, OPT_ASKPASS },
-	{ "boot", no_argument, NULL, OPT_BOOT },
-	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
-	{ "transport", required_argument, NULL, 't' },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "json", no_argument, NULL, 'j' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "version", no_argument, NULL, 'V' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static bool parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-
-	if (!s || !*s || *s == '-')
-		return false;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return !errno && !*end;
-}
-
-static int parse_args(struct ctx *c, int argc, char **argv)
-{
-	const char *pos[3] = { 0 };
-	int npos = 0, opt;
-	uint64_t v;
-
-	optind = 0;	/* full reinitialisation, so tests can run us repeatedly */
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "-k:r:t:jvVh", long_opts, NULL)) != -1) {
-		switch (opt) {
-		case 1:
-			if (npos >= 2)
-				return fail(c, EXIT_USAGE, "unexpected argument '%s': see --help", optarg);
-			pos[npos++] = optarg;
-			break;
-		case 'k': c->keyfile = optarg; break;
-		case OPT_NEW_KEYFILE: c->new_keyfile = optarg; break;
-		case OPT_PSID_FILE: c->psid_file = optarg; break;
-		case OPT_INSECURE_KEYFILE: c->insecure_keyfile = true; break;
-		case OPT_HASH:
-			c->sedutil = !strcmp(optarg, "sedutil") || !strcmp(optarg, "sedutil-sha512");
-			c->sedutil512 = !strcmp(optarg, "sedutil-sha512");
-			if (!c->sedutil && strcmp(optarg, "none"))
-				return fail(c, EXIT_USAGE, "--hash %s: use none, sedutil or sedutil-sha512", optarg);
-			break;
-		case 'r':
-			if (!parse_u64(optarg, &v) || v > 8)
-				return fail(c, EXIT_USAGE, "--range %s: use 0 (global) to 8", optarg);
-			c->range = (int)v;
-			break;
-		case OPT_GLOBAL: c->global = true; break;
-		case OPT_START:
-			if (!parse_u64(optarg, &c->start))
-				return fail(c, EXIT_USAGE, "--start %s: not a block number", optarg);
-			c->have_start = true;
-			break;
-		case OPT_LENGTH:
-			if (!parse_u64(optarg, &c->length) || !c->length)
-				return fail(c, EXIT_USAGE, "--length %s: not a positive block count", optarg);
-			c->have_length = true;
-			break;
-		case OPT_READ_ONLY: c->read_only = true; break;
-		case OPT_USER:
-		case OPT_SLOT:
-			if (!parse_u64(optarg, &v) || v < 1 || v > 9)
-				return fail(c, EXIT_USAGE, "--%s %s: use 1 to 9",
-					    opt == OPT_USER ? "user" : "slot", optarg);
-			if (opt == OPT_USER)
-				c->user = (int)v;
-			else
-				c->slot = (int)v;
-			break;
-		case OPT_SAVE: c->save = true; break;
-		case OPT_KEEP_MBR: c->keep_mbr = true; break;
-		case OPT_WHO: c->who = optarg; break;
-		case OPT_ENABLE: c->mbr_enable = 1; break;
-		case OPT_DISABLE: c->mbr_enable = 0; break;
-		case OPT_DONE: c->mbr_done = 1; break;
-		case OPT_NOT_DONE: c->mbr_done = 0; break;
-		case OPT_WRITE: c->mbr_file = optarg; break;
-		case OPT_YES: c->yes = true; break;
-		case OPT_KEEP_DATA: c->keep_data = true; break;
-		case OPT_ALL: c->all = true; break;
-		case OPT_SUM: c->sum = true; break;
-		case OPT_PIN: c->pin = optarg; break;
-		case OPT_CONFIG: c->pin_config = optarg; break;
-		case OPT_JWE: c->jwe = optarg; break;
-		case OPT_TABLE: c->table = optarg; break;
-		case OPT_NAME:
-			if (c->nnames >= OPALCTL_MAX_NAMES)
-				return fail(c, EXIT_USAGE, "--name: at most %d names", OPALCTL_MAX_NAMES);
-			c->names[c->nnames++] = optarg;
-			break;
-		case OPT_DEADLINE:
-			if (!parse_u64(optarg, &v) || v > 86400)
-				return fail(c, EXIT_USAGE, "--deadline %s: use 0 to 86400 seconds", optarg);
-			c->deadline_s = (unsigned int)v;
-			c->have_deadline = true;
-			break;
-		case OPT_PROMPT_TIMEOUT:
-			if (!parse_u64(optarg, &v) || !v || v > 86400)
-				return fail(c, EXIT_USAGE, "--prompt-timeout %s: use 1 to 86400 seconds", optarg);
-			c->prompt_timeout_s = (unsigned int)v;
-			break;
-		case OPT_NO_PROMPT: c->no_prompt = true; break;
-		case OPT_ASKPASS: c->askpass = optarg; break;
-		case OPT_BOOT: c->boot = true; break;
-		case OPT_STATE_DIR: c->state_dir = optarg; break;
-		case 't':
-			if (strcmp(optarg, "auto") && strcmp(optarg, "ioctl") && strcmp(optarg, "nvme") &&
-			    strcmp(optarg, "scsi") && strcmp(optarg, "sedsim"))
-				return fail(c, EXIT_USAGE, "--transport %s: use auto, ioctl, nvme, scsi (or sedsim, test builds)",
-					    optarg);
-			c->transport = optarg;
-			break;
-		case OPT_TIMEOUT:
-			if (!parse_u64(optarg, &v) || !v || v > 600000)
-				return fail(c, EXIT_USAGE, "--timeout %s: use 1 to 600000 ms", optarg);
-			c->timeout_ms = (unsigned int)v;
-			break;
-		case 'j': c->json = true; break;
-		case 'v': c->verbose = true; break;
-		case 'V':
-			fprintf(c->out, "opalctl %s\n", FDEKIT_VERSION);
-			return -1;
-		case 'h':
-			usage(c->out);
-			return -1;
-		default:
-			return fail(c, EXIT_USAGE, "unknown or incomplete option '%s': see --help",
-				    argv[optind - 1]);
-		}
-	}
-	if (!pos[0])
-		return fail(c, EXIT_USAGE, "no command given: see --help");
-	c->cmd = pos[0];
-	c->devpath = pos[1];
-	return 0;
-}
-
-static const struct opalctl_cmd *find_command(const char *name)
-{
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (!strcmp(commands[i].name, name))
-			return &commands[i];
-	return NULL;
-}
-
-int opalctl_run(int argc, char **argv, FILE *in, FILE *out, FILE *err)
-{
-	struct ctx c = {
-		.in = in, .out = out, .err = err, .range = -1, .mbr_enable = -1,
-		.mbr_done = -1, .transport = "auto", .timeout_ms = 10000,
-	};
-	const struct opalctl_cmd *cmd;
-	char why[160];
-	int rc;
-
-	rc = parse_args(&c, argc, argv);
-	if (rc)
-		return rc < 0 ? EXIT_OK : rc;
-	cmd = find_command(c.cmd);
-	if (!cmd)
-		return fail(&c, EXIT_USAGE, "unknown command '%s': see --help", c.cmd);
-	if ((cmd->flags & CMD_NEEDS_DEV) && !c.devpath)
-		return fail(&c, EXIT_USAGE, "%s: needs a %s: see --help", c.cmd,
-			    !strcmp(c.cmd, "keygen") ? "file name" : "device");
-	if (!(cmd->flags & CMD_NEEDS_DEV) && c.devpath)
-		return fail(&c, EXIT_USAGE, "%s: unexpected argument '%s': see --help", c.cmd,
-			    c.devpath);
-	if ((cmd->flags & CMD_NEEDS_KEY) && !c.keyfile)
-		return fail(&c, EXIT_USAGE, "%s: needs --keyfile FILE (or - for stdin)", c.cmd);
-	if ((cmd->flags & CMD_PROTOCOL) && !strcmp(c.transport, "ioctl"))
-		return fail(&c, EXIT_UNSUPPORTED, "%s: the kernel's sed-opal has no such operation: use --transport auto, nvme or scsi",
-			    c.cmd);
-	if ((cmd->flags & CMD_TEXT_ONLY) && c.json)
-		return fail(&c, EXIT_USAGE, "%s: prints one line per entry; no --json", c.cmd);
-	c.jout = json_object_new_object();
-	c.command = cmd;
-	if (!(cmd->flags & CMD_NEEDS_DEV) || (cmd->flags & CMD_NO_OPEN)) {
-		rc = cmd->run(&c);
-	} else {
-		rc = opalctl_dev_open(c.devpath, c.transport, c.timeout_ms,
-				      (cmd->flags & CMD_KERNEL) != 0, &c.dev, why, sizeof(why));
-		if (rc == OPAL_ERR_INVAL) {
-			rc = fail(&c, EXIT_USAGE, "%s: %s", c.devpath, why);
-		} else if (rc) {
-			rc = fail(&c, EXIT_DEVICE,
-				  "cannot open %s (transport %s): %s: check the path, permissions and --transport",
-				  c.devpath, c.transport, why);
-		} else {
-			sigset_t term, old;
-
-			if (c.verbose)
-				fprintf(c.err, "opalctl: %s: %s through %s\n", c.cmd, c.devpath,
-					c.dev->transport);
-			if (c.verbose && c.dev->opal)
-				opal_dev_set_trace(c.dev->opal, c.err);
-			/*
-			 * SIGINT/SIGTERM wait until our sessions are ended: a
-			 * session left open would keep the drive busy (every
-			 * wait on the drive is bounded by --timeout).
-			 */
-			sigemptyset(&term);
-			sigaddset(&term, SIGINT);
-			sigaddset(&term, SIGTERM);
-			sigaddset(&term, SIGHUP);
-			sigprocmask(SIG_BLOCK, &term, &old);
-			rc = cmd->run(&c);
-			opalctl_dev_close(c.dev);
-			sigprocmask(SIG_SETMASK, &old, NULL);
-		}
-	}
-	if (!rc)
-		emit_result(&c);
-	else
-		emit_partial(&c);	/* when no fail() did */
-	json_object_put(c.jout);
-	return rc;
 }
