@@ -42,7 +42,7 @@ grep_out() {
 	if grep -q -- "$2" "$T/out"; then ok "$1"; else not_ok "$1"; sed 's/^/# /' "$T/out"; fi
 }
 
-echo "1..44"
+echo "1..46"
 for tool in clevis jose socat curl swtpm /usr/libexec/tangd /usr/libexec/tangd-keygen; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "Bail out! $tool is missing: run scripts/bootstrap"
@@ -93,6 +93,15 @@ check "write data into range 1" sh -c "\"$SEDSIM\" write \"$D\" 2048 1 < \"$T/da
 check "tang server A answers" start_tang A
 check "tang server B answers" start_tang B
 
+# Sealing fails (nothing listens): clevis's own exit status, no JWE, no user enabled.
+expect_rc "bind with a Tang server that is down: exit 13 (clevis could not seal)" 13 \
+	"$OPALCTL" bind "$D" -k "$T/admin.key" --range 1 --pin tang \
+	--config "{\"url\":\"http://127.0.0.1:$(free_port)\",\"thp\":\"$A_THP\"}" --jwe "$T/down.jwe"
+if [ ! -e "$T/down.jwe" ] && ! grep -q "User1" "$T/out"; then
+	ok "a failed bind leaves no JWE and enables no user"
+else
+	not_ok "a failed bind leaves no JWE and enables no user"
+fi
 check "bind a tang slot to range 1" "$OPALCTL" bind "$D" -k "$T/admin.key" --range 1 --pin tang \
 	--config "{\"url\":\"http://127.0.0.1:$A_PORT\",\"thp\":\"$A_THP\"}" --jwe "$T/tang.jwe"
 grep_out "bind names the slot and the opaltab line" "key slot User1 bound to range 1"

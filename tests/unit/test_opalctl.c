@@ -1059,7 +1059,7 @@ static void test_opaltab_errors(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		write_file(tab, bad[i][0], strlen(bad[i][0]));
 		/* check-table refuses it, naming the entry and the reason... */
-		assert_int_equal(run(f, NULL, "check-table", "--table", tab, NULL), EXIT_USAGE);
+		assert_int_equal(run(f, NULL, "check-table", "--table", tab, NULL), EXIT_TABLE);
 		if (!strstr(f->err, bad[i][1]) || !strstr(f->err, "entry 'a'"))
 			fail_msg("table '%s': expected entry 'a' and '%s' in: %s", bad[i][0], bad[i][1],
 				 f->err);
@@ -1070,11 +1070,12 @@ static void test_opaltab_errors(void **state)
 			fail_msg("table '%s': expected the bad entry's line with '%s' in: %s", bad[i][0],
 				 bad[i][1], f->out);
 	}
-	/* A table that cannot be read at all is a usage error. */
+	/* A table that cannot be read at all: the table's own exit status, and what to do. */
 	assert_int_equal(run(f, NULL, "check-table", "--table", "/nonexistent/opaltab", NULL),
-			 EXIT_USAGE);
+			 EXIT_TABLE);
+	assert_non_null(strstr(f->err, "write the table (see opaltab(5)) or give --table FILE"));
 	assert_int_equal(run(f, NULL, "unlock-all", "--table", "/nonexistent/opaltab", NULL),
-			 EXIT_USAGE);
+			 EXIT_TABLE);
 	/* Good, with every option; nothing to do: all noauto. */
 	write_table(f, tab, "x wwn=naa.5000 0,3 keyfile:/k user=3,save,nosave,timeout=5,retry=0,"
 		    "readonly,fallback=fail,noauto,keep-mbr,transport=nvme # comment\n");
@@ -1113,7 +1114,7 @@ static void test_opaltab_entry_by_entry(void **state)
 	assert_non_null(strstr(f->err, "entry 'spare' (noauto) is bad: line 3: unknown option 'frobnicate'"));
 	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_OK);
 
-	assert_int_equal(run(f, NULL, "check-table", "--table", tab, "--boot", NULL), EXIT_USAGE);
+	assert_int_equal(run(f, NULL, "check-table", "--table", tab, "--boot", NULL), EXIT_TABLE);
 	assert_int_equal(f->out[0], 0);	/* no table for an image from a bad one */
 	assert_non_null(strstr(f->err, "entry 'data': line 2: unknown option 'timout=5'"));
 	assert_non_null(strstr(f->err, "entry 'spare' (noauto): line 3: unknown option 'frobnicate'"));

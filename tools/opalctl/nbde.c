@@ -429,7 +429,7 @@ int cmd_bind(struct ctx *c)
 	fd = -1;
 	if (rc) {
 		unlink(tmp);
-		rc = fail(c, EXIT_KEYFILE, "bind: clevis encrypt %s failed (%s): check --config and that the %s server/device answers",
+		rc = fail(c, EXIT_CLEVIS, "bind: clevis encrypt %s failed (%s): check --config and that the %s server/device answers",
 			  c->pin, rc < 0 ? strerror(-rc) : rc == 127 ? "clevis not installed" : "see its message above",
 			  c->pin);
 		goto out;
@@ -1175,7 +1175,7 @@ static int unlock_entry(struct ctx *c, const struct opaltab_entry *e, const stru
 	json_object_object_add(res, "ranges", jr);
 	json_object_object_add(res, "unlocked", jbool(false));
 	if (e->bad)
-		return entry_failed(res, EXIT_USAGE, "bad entry: %s: fix the table (see opaltab(5))",
+		return entry_failed(res, EXIT_TABLE, "bad entry: %s: fix the table (see opaltab(5))",
 				    e->error);
 	for (unsigned int i = 0, l = 0; i < e->nranges; i++) {
 		json_object_array_add(jr, json_object_new_int((int)e->ranges[i]));
@@ -1414,11 +1414,11 @@ static int load_table(struct ctx *c, const char *table, struct opaltab_entry **v
 	FILE *f = fopen(table, "r");
 
 	if (!f)
-		return fail(c, EXIT_USAGE, "%s: cannot open %s: %s: give --table FILE", c->cmd, table,
-			    strerror(errno));
+		return fail(c, EXIT_TABLE, "%s: cannot open %s: %s: write the table (see opaltab(5)) or give --table FILE",
+			    c->cmd, table, strerror(errno));
 	if (opaltab_parse(f, v, n, err, sizeof(err))) {
 		fclose(f);
-		return fail(c, EXIT_USAGE, "%s: %s: %s", c->cmd, table, err);
+		return fail(c, EXIT_TABLE, "%s: %s: %s", c->cmd, table, err);
 	}
 	fclose(f);
 	return 0;
@@ -1508,7 +1508,7 @@ int cmd_check_table(struct ctx *c)
 				v[i].noauto ? " (noauto)" : "", v[i].error);
 	if (bad_entries) {
 		free(v);
-		return fail(c, EXIT_USAGE, "check-table: %s: %zu of %zu entr%s bad: fix %s (see opaltab(5))",
+		return fail(c, EXIT_TABLE, "check-table: %s: %zu of %zu entr%s bad: fix %s (see opaltab(5))",
 			    table, bad_entries, n, n == 1 ? "y is" : "ies are",
 			    bad_entries == 1 ? "it" : "them");
 	}

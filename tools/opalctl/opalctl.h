@@ -22,6 +22,8 @@ enum opalctl_exit {
 	EXIT_PROTOCOL = 9,	/* malformed response from the drive */
 	EXIT_REFUSED = 10,	/* destructive operation without --yes-destroy-data */
 	EXIT_INCOMPLETE = 11,	/* unlock-all: some required entries were not unlocked */
+	EXIT_TABLE = 12,	/* the unlock table is missing, unreadable or has bad entries */
+	EXIT_CLEVIS = 13,	/* clevis could not seal the key (its server, TPM or config) */
 };
 
 struct secret {
