@@ -1650,6 +1650,63 @@ static void test_text_matches_json(void **state)
 }
 
 
+/*
+ * keygen --passphrase: a key to type (Crockford base32, 5 groups of 5), and
+ * typed at the boot prompt as written it unlocks the drive it was set on.
+ */
+static void test_keygen_passphrase(void **state)
+{
+	struct fx *f = *state;
+	char pp[64], tab[128], askpass[128], script[256], other[96];
+	uint8_t back[SEDSIM_BLOCK];
+	struct stat st;
+	FILE *k;
+	size_t n;
+
+	unlink(f->key);
+	assert_int_equal(run(f, NULL, "keygen", f->key, "--passphrase", "--json", NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "\"bytes\":29"));
+	assert_non_null(strstr(f->out, "\"bits\":125"));
+	assert_int_equal(stat(f->key, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0400);
+	k = fopen(f->key, "r");
+	assert_non_null(k);
+	n = fread(pp, 1, sizeof(pp) - 1, k);
+	fclose(k);
+	pp[n] = 0;
+	assert_int_equal(n, 29);
+	for (size_t i = 0; i < n; i++) {
+		if (i % 6 == 5)
+			assert_int_equal(pp[i], '-');
+		else if (!strchr("0123456789abcdefghjkmnpqrstvwxyz", pp[i]) || !pp[i])
+			fail_msg("keygen --passphrase: '%c' at %zu of '%s'", pp[i], i, pp);
+	}
+	/* A second key differs; an existing file is never overwritten. */
+	snprintf(other, sizeof(other), "%s/other.key", f->dir);
+	assert_int_equal(run(f, NULL, "keygen", "--passphrase", other, NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "a key to type (29 characters, 125 random bits)"));
+	k = fopen(other, "r");
+	assert_non_null(k);
+	assert_int_equal(fread(script, 1, 29, k), 29);
+	fclose(k);
+	assert_memory_not_equal(script, pp, 29);
+	assert_int_equal(run(f, NULL, "keygen", "--passphrase", other, NULL), EXIT_KEYFILE);
+	/* Set up with it; at the boot prompt it is typed (a line) and unlocks. */
+	assert_int_equal(run(f, NULL, "setup", f->drive, "--global", "-k", f->key, NULL), EXIT_OK);
+	power_cycle(f);
+	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_LOCKED);
+	snprintf(tab, sizeof(tab), "%s/opaltab", f->dir);
+	snprintf(askpass, sizeof(askpass), "%s/askpass", f->dir);
+	snprintf(script, sizeof(script), "#!/bin/sh\nprintf '%%s\\n' '%s'\n", pp);
+	write_file(askpass, script, strlen(script));
+	assert_int_equal(chmod(askpass, 0700), 0);
+	write_table(f, tab, "root %s 0 prompt transport=sedsim\n", f->drive);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", askpass, NULL),
+			 EXIT_OK);
+	assert_non_null(strstr(f->out, "(passphrase, Admin1"));
+	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_OK);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1681,6 +1738,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_revert_keep_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_sum, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_matches_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keygen_passphrase, setup, teardown),
 	};
 
 	if (argc != 2) {

@@ -63,6 +63,8 @@ static const struct opt_def opt_defs[OPT_COUNT] = {
 	[OPT_ASKPASS] = { "askpass", 0, true, "P", "run P \"PROMPT\" to ask (its stdout is the key)" },
 	[OPT_BOOT] = { "boot", 0, false, NULL, "print the entries the initramfs unlocks" },
 	[OPT_STATE_DIR] = { "state-dir", 0, true, "D", "record each unlocked entry in D/NAME" },
+	[OPT_PASSPHRASE] = { "passphrase", 0, false, NULL,
+			     "a key to type: 25 characters in groups of 5 (125 bits)" },
 	[OPT_FORCE] = { "force", 0, false, NULL,
 			"go on although a partition there is mounted, held or open" },
 	[OPT_TRANSPORT] = { "transport", 't', true, "T",
@@ -160,7 +162,7 @@ static const struct opalctl_opt_use revert_opts[] = {
 static const struct opalctl_opt_use psid_revert_opts[] = {
 	O(PSID_FILE), OH(YES, "confirm that all data is erased"),
 	OH(FORCE, "revert although the drive is in use"), END };
-static const struct opalctl_opt_use keygen_opts[] = { END };
+static const struct opalctl_opt_use keygen_opts[] = { O(PASSPHRASE), END };
 
 #define K (CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_DRIVE)
 
@@ -225,8 +227,8 @@ static const struct opalctl_cmd commands[] = {
 	{ "psid-revert", cmd_revert_psid, text_revert, CMD_NEEDS_DEV | CMD_DRIVE | CMD_KERNEL,
 	  "DEV --psid-file F --yes-destroy-data [--force]", "back to factory state with the PSID",
 	  psid_revert_opts },
-	{ "keygen", cmd_keygen, text_keygen, CMD_NEEDS_DEV | CMD_NO_OPEN, "FILE",
-	  "write a random 32-byte key", keygen_opts },
+	{ "keygen", cmd_keygen, text_keygen, CMD_NEEDS_DEV | CMD_NO_OPEN, "FILE [--passphrase]",
+	  "write a random 32-byte key, or a key to type", keygen_opts },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -438,6 +440,7 @@ static int set_option(struct ctx *c, enum opalctl_opt id, const char *arg)
 	case OPT_BOOT: c->boot = true; break;
 	case OPT_STATE_DIR: c->state_dir = arg; break;
 	case OPT_FORCE: c->force = true; break;
+	case OPT_PASSPHRASE: c->passphrase = true; break;
 	case OPT_TRANSPORT:
 		if (strcmp(arg, "auto") && strcmp(arg, "ioctl") && strcmp(arg, "nvme") &&
 		    strcmp(arg, "scsi") && strcmp(arg, "sedsim"))

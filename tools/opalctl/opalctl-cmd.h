@@ -41,6 +41,7 @@ struct ctx {
 	uint64_t start, length;
 	bool read_only, save, yes, keep_mbr, keep_data, all, sum;
 	bool force;		/* --force: lock or destroy what is in use */
+	bool passphrase;	/* keygen --passphrase: a key to type */
 	int user;		/* 0: Admin1 */
 	int slot;		/* unbind: the user number; 0: not given */
 	int mbr_enable, mbr_done;	/* -1: leave */
@@ -132,7 +133,7 @@ enum opalctl_opt {
 	OPT_USER, OPT_SAVE, OPT_KEEP_MBR, OPT_WHO, OPT_ENABLE, OPT_DISABLE, OPT_DONE,
 	OPT_NOT_DONE, OPT_WRITE, OPT_YES, OPT_KEEP_DATA, OPT_PIN, OPT_CONFIG, OPT_JWE,
 	OPT_SLOT, OPT_TABLE, OPT_NAME, OPT_DEADLINE, OPT_PROMPT_TIMEOUT, OPT_NO_PROMPT,
-	OPT_ASKPASS, OPT_BOOT, OPT_STATE_DIR, OPT_FORCE,
+	OPT_ASKPASS, OPT_BOOT, OPT_STATE_DIR, OPT_FORCE, OPT_PASSPHRASE,
 	OPT_TRANSPORT, OPT_TIMEOUT, OPT_JSON, OPT_VERBOSE, OPT_VERSION, OPT_HELP,
 	OPT_COUNT
 };

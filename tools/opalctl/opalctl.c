@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
+#include <openssl/crypto.h>
 #include <openssl/rand.h>
 
 #include "opal.h"
@@ -25,6 +26,16 @@
 #include "opalctl-cmd.h"
 
 #define KEYGEN_BYTES 32
+/*
+ * keygen --passphrase: 25 symbols of Crockford's base32 (digits and
+ * lowercase letters without i, l, o, u: nothing to misread), 5 bits each,
+ * 125 bits in all, in groups of 5 joined by '-': 29 bytes, within the 32
+ * an Opal PIN may have, typed as written.
+ */
+#define PASSPHRASE_SYMBOLS 25
+#define PASSPHRASE_GROUP 5
+#define PASSPHRASE_LEN (PASSPHRASE_SYMBOLS + PASSPHRASE_SYMBOLS / PASSPHRASE_GROUP - 1)
+static const char passphrase_alphabet[] = "0123456789abcdefghjkmnpqrstvwxyz";
 
 /* The result of the command that ran: JSON with --json, else its text form. */
 void emit_result(struct ctx *c)
@@ -1473,15 +1484,31 @@ int cmd_keygen(struct ctx *c)
 
 	if (!s)
 		return fail(c, EXIT_KEYFILE, "keygen: cannot allocate locked memory: raise RLIMIT_MEMLOCK");
-	if (RAND_bytes(s->data, KEYGEN_BYTES) != 1) {
+	if (RAND_bytes(s->data, c->passphrase ? PASSPHRASE_SYMBOLS : KEYGEN_BYTES) != 1) {
 		secret_free(s);
 		return fail(c, EXIT_KEYFILE, "keygen: no random bytes from OpenSSL: check the system's entropy source");
+	}
+	if (c->passphrase) {
+		uint8_t sym[PASSPHRASE_SYMBOLS];
+		size_t o = 0;
+
+		/* 256 is a multiple of 32: the low 5 bits of a random byte are uniform. */
+		memcpy(sym, s->data, sizeof(sym));
+		for (size_t i = 0; i < PASSPHRASE_SYMBOLS; i++) {
+			if (i && i % PASSPHRASE_GROUP == 0)
+				s->data[o++] = '-';
+			s->data[o++] = (uint8_t)passphrase_alphabet[sym[i] & 31];
+		}
+		OPENSSL_cleanse(sym, sizeof(sym));
+		s->len = o;
+	} else {
+		s->len = KEYGEN_BYTES;
 	}
 	fd = open(c->devpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400);
 	if (fd < 0)
 		rc = fail(c, EXIT_KEYFILE, "keygen: cannot create %s: %s: pick a new file name",
 			  c->devpath, strerror(errno));
-	else if (write(fd, s->data, KEYGEN_BYTES) != KEYGEN_BYTES || fsync(fd))
+	else if (write(fd, s->data, s->len) != (ssize_t)s->len || fsync(fd))
 		rc = fail(c, EXIT_KEYFILE, "keygen: cannot write %s: %s", c->devpath, strerror(errno));
 	if (fd >= 0)
 		close(fd);
@@ -1489,14 +1516,20 @@ int cmd_keygen(struct ctx *c)
 	if (rc)
 		return rc;
 	json_object_object_add(c->jout, "keyfile", json_object_new_string(c->devpath));
-	json_object_object_add(c->jout, "bytes", json_object_new_int(KEYGEN_BYTES));
+	json_object_object_add(c->jout, "bytes", json_object_new_int(c->passphrase ? PASSPHRASE_LEN : KEYGEN_BYTES));
+	json_object_object_add(c->jout, "passphrase", jbool(c->passphrase));
+	json_object_object_add(c->jout, "bits", json_object_new_int(c->passphrase ? PASSPHRASE_SYMBOLS * 5 : KEYGEN_BYTES * 8));
 	return 0;
 }
 
 void text_keygen(struct ctx *c, json_object *res)
 {
-	fprintf(c->out, "%s: %" PRId64 " random bytes written\n", res_str(res, "keyfile"),
-		res_int(res, "bytes"));
+	if (res_bool(res, "passphrase"))
+		fprintf(c->out, "%s: a key to type (%" PRId64 " characters, %" PRId64 " random bits) written: keep a copy off the machine (`cat` shows it: type it as written, dashes included)\n",
+			res_str(res, "keyfile"), res_int(res, "bytes"), res_int(res, "bits"));
+	else
+		fprintf(c->out, "%s: %" PRId64 " random bytes written\n", res_str(res, "keyfile"),
+			res_int(res, "bytes"));
 }
 
 int cmd_scan(struct ctx *c)
