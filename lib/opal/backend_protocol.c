@@ -28,6 +28,25 @@ static int p_activate(struct opal_backend *b, const struct opal_key *sid,
 	return opal_activate_locking_sp_sum(b->opal, sid, sum_ranges, n);
 }
 
+/*
+ * Configure r; a drive that refuses a LockOnReset set of Power Cycle and
+ * Hardware Reset (INVALID_PARAMETER: the Opal SSC, 4.3.5.2.2, makes
+ * { 0, 1 } optional, { 0 } mandatory) gets the set without Hardware
+ * Reset. A refusal for another cause fails the second try the same way.
+ * What the drive holds is for the caller to read back.
+ */
+static int setup_range(struct opal_session *s, const struct opal_range *r)
+{
+	const uint32_t both = OPAL_RESET_POWER_CYCLE | OPAL_RESET_HARDWARE;
+	struct opal_range fallback = *r;
+	int rc = opal_range_setup_session(s, r);
+
+	if (rc != OPAL_ST_INVALID_PARAMETER || (r->lock_on_reset_types & both) != both)
+		return rc;
+	fallback.lock_on_reset_types &= ~OPAL_RESET_HARDWARE;
+	return opal_range_setup_session(s, &fallback);
+}
+
 static int p_range_setup(struct opal_backend *b, const struct opal_key *admin,
 			 const struct opal_range *r, struct opal_range *back, int *back_rc)
 {
@@ -36,7 +55,7 @@ static int p_range_setup(struct opal_backend *b, const struct opal_key *admin,
 
 	if (rc)
 		return rc;
-	rc = opal_range_setup_session(s, r);
+	rc = setup_range(s, r);
 	if (!rc && back)
 		*back_rc = opal_range_read(s, r->n, back);
 	return end(s, rc);
@@ -77,7 +96,7 @@ static int p_sum_owner_setup(struct opal_backend *b, const struct opal_key *old,
 	if (!rc)
 		rc = opal_lock_session(b->opal, owner, pin, &s);
 	if (!rc)
-		rc = end(s, opal_range_setup_session(s, r));
+		rc = end(s, setup_range(s, r));
 	return rc;
 }
 

@@ -71,6 +71,8 @@ int opal_discovery_parse(const uint8_t *buf, size_t len, struct opal_discovery *
 			d->locking = true;
 			if (flen > 4)
 				d->locking_flags = f[4];
+			/* Bit 7 is defined from descriptor version 3 on (Opal SSC 2.02). */
+			d->lock_on_reset_hw = flen > 4 && (f[2] >> 4) >= 3 && (f[4] & 0x80);
 			break;
 		case OPAL_FC_GEOMETRY:
 			if (flen < 32)

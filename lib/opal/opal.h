@@ -130,6 +130,11 @@ struct opal_discovery {
 	bool sid_value_state;		/* Block SID: the SID PIN is not the MSID (owned) */
 	bool sid_blocked;		/* Block SID: SID authentication blocked until reset */
 	bool sid_block_hw_reset;	/* ... and a hardware reset clears the block */
+	/*
+	 * Locking feature (version 3, Opal SSC 2.02 on) byte 4 bit 7: the
+	 * drive takes Hardware Reset in LockOnReset and DoneOnReset.
+	 */
+	bool lock_on_reset_hw;
 	uint8_t tper_flags;
 	uint8_t locking_flags;
 	bool geo_align;
@@ -342,6 +347,15 @@ int opal_authenticate(struct opal_session *s, const opal_uid *auth, const struct
 
 /* ---------------------------------------------------------- operations */
 
+/*
+ * Reset types (Core Spec reset_types; Opal SSC 3.3.5.2, Table 16) as bits
+ * of a LockOnReset or DoneOnReset set: bit n is enumeration value n.
+ */
+#define OPAL_RESET_POWER_CYCLE (1u << 0)
+#define OPAL_RESET_HARDWARE (1u << 1)
+#define OPAL_RESET_HOTPLUG (1u << 2)
+#define OPAL_RESET_PROGRAMMATIC (1u << 3)
+
 struct opal_range {
 	unsigned n;			/* 0 = global */
 	uint64_t start;
@@ -350,8 +364,14 @@ struct opal_range {
 	bool write_lock_enabled;
 	bool read_locked;
 	bool write_locked;
-	bool lock_on_reset;
+	bool lock_on_reset;		/* Power Cycle is in LockOnReset */
 	bool lock_on_reset_known;	/* read from the drive (no kernel ioctl reads it) */
+	/*
+	 * LockOnReset as OPAL_RESET_* bits. Read: what the drive holds (types
+	 * above 31 are not kept). Written: this set when not 0, else
+	 * { Power Cycle } when lock_on_reset, else { }.
+	 */
+	uint32_t lock_on_reset_types;
 };
 
 enum opal_lock_state {

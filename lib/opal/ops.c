@@ -161,6 +161,8 @@ int opal_range_setup_session(struct opal_session *s, const struct opal_range *r)
 	uint8_t mem[256];
 	struct opal_buf b;
 	opal_uid obj = opal_uid_locking_range(r->n);
+	uint32_t types = r->lock_on_reset_types ? r->lock_on_reset_types :
+			 r->lock_on_reset ? OPAL_RESET_POWER_CYCLE : 0;
 
 	opal_buf_init(&b, mem, sizeof(mem));
 	opal_put_set_begin(&b, &obj);
@@ -173,8 +175,9 @@ int opal_range_setup_session(struct opal_session *s, const struct opal_range *r)
 	opal_put_control(&b, OPAL_TOK_STARTNAME);
 	opal_put_uint(&b, OPAL_COL_LOCK_ON_RESET);
 	opal_put_control(&b, OPAL_TOK_STARTLIST);
-	if (r->lock_on_reset)
-		opal_put_uint(&b, 0);	/* Power Cycle */
+	for (unsigned type = 0; type < 32; type++)
+		if (types & (1u << type))
+			opal_put_uint(&b, type);
 	opal_put_control(&b, OPAL_TOK_ENDLIST);
 	opal_put_control(&b, OPAL_TOK_ENDNAME);
 	opal_put_set_end(&b);
@@ -206,13 +209,14 @@ int opal_range_read(struct opal_session *s, unsigned n, struct opal_range *out)
 		out->write_lock_enabled = v[3];
 		out->read_locked = v[4];
 		out->write_locked = v[5];
-		/* LockOnReset: a list of reset types; 0 is Power Cycle. */
+		/* LockOnReset: a list of reset types; 0 is Power Cycle, 1 Hardware Reset. */
 		if (!i || !opal_tok_is(&t->tok[i], OPAL_TOK_STARTLIST))
 			rc = OPAL_ERR_PROTOCOL;
 		for (size_t j = i + 1; !rc && j < t->n && !opal_tok_is(&t->tok[j], OPAL_TOK_ENDLIST);
 		     j++)
-			if (t->tok[j].type == OPAL_ATOM_UINT && t->tok[j].uint == 0)
-				out->lock_on_reset = true;
+			if (t->tok[j].type == OPAL_ATOM_UINT && t->tok[j].uint < 32)
+				out->lock_on_reset_types |= 1u << t->tok[j].uint;
+		out->lock_on_reset = out->lock_on_reset_types & OPAL_RESET_POWER_CYCLE;
 		out->lock_on_reset_known = !rc;
 	}
 	free(r);

@@ -7,8 +7,12 @@
  *
  *   vendor FDEKIT
  *   wwn naa.5f3a...
+ *   lock-on-reset power-cycle,hardware-reset
  *
- * A drive created before the file existed gets the defaults.
+ * and which reset types the firmware takes in LockOnReset and DoneOnReset
+ * besides Power Cycle: "power-cycle" alone, or with "hardware-reset". A
+ * drive created before the file (or its third line) existed gets the
+ * defaults: FDEKIT, an NAA 5 from the serial, Hardware Reset supported.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -105,14 +109,19 @@ int sim_identity_check(const struct sedsim_config *cfg)
 	return 0;
 }
 
-static void format(const char *vendor, const uint8_t *naa, size_t len, char *out, size_t cap)
+#define RESETS_PC "power-cycle"
+#define RESETS_PC_HW "power-cycle,hardware-reset"
+
+static void format(const char *vendor, const uint8_t *naa, size_t len, bool hw_reset,
+		   char *out, size_t cap)
 {
 	int n = snprintf(out, cap, "vendor %s\nwwn naa.", vendor);
 
 	for (size_t i = 0; i < len && n > 0 && (size_t)n + 3 < cap; i++)
 		n += snprintf(out + n, cap - (size_t)n, "%02x", naa[i]);
 	if (n > 0 && (size_t)n + 1 < cap)
-		snprintf(out + n, cap - (size_t)n, "\n");
+		snprintf(out + n, cap - (size_t)n, "\nlock-on-reset %s\n",
+			 hw_reset ? RESETS_PC_HW : RESETS_PC);
 }
 
 int sim_identity_create(int dirfd, const struct sedsim_config *cfg,
@@ -130,7 +139,8 @@ int sim_identity_create(int dirfd, const struct sedsim_config *cfg,
 		sedsim_parse_wwn(cfg->wwn, naa, &len);
 	else
 		default_wwn(serial, naa, &len);
-	format(cfg->vendor ? cfg->vendor : DEFAULT_VENDOR, naa, len, text, sizeof(text));
+	format(cfg->vendor ? cfg->vendor : DEFAULT_VENDOR, naa, len, !cfg->no_hw_reset, text,
+	       sizeof(text));
 	fd = openat(dirfd, "identity", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
@@ -143,12 +153,13 @@ int sim_identity_create(int dirfd, const struct sedsim_config *cfg,
 
 int sim_identity_load(struct sedsim *sim)
 {
-	char text[128], vendor[16], wwn[64], extra;
+	char text[192], vendor[16], wwn[64], resets[32] = RESETS_PC_HW, extra;
 	uint8_t naa[16];
 	size_t len;
 	ssize_t n;
-	int fd = openat(sim->dirfd, "identity", O_RDONLY | O_CLOEXEC);
+	int fd = openat(sim->dirfd, "identity", O_RDONLY | O_CLOEXEC), got;
 
+	sim->hw_reset = true;
 	if (fd < 0 && errno != ENOENT)
 		return -errno;
 	if (fd < 0) {
@@ -163,9 +174,16 @@ int sim_identity_load(struct sedsim *sim)
 		return -EINVAL;
 	text[n] = 0;
 	/* The vendor may hold blanks inside: it runs to the end of its line. */
-	if (sscanf(text, "vendor %15[^\n]\nwwn %63s %c", vendor, wwn, &extra) != 2 ||
-	    !sedsim_valid_vendor(vendor) || sedsim_parse_wwn(wwn, naa, &len))
+	got = sscanf(text, "vendor %15[^\n]\nwwn %63s lock-on-reset %31s %c", vendor, wwn,
+		     resets, &extra);
+	if (got < 2 || got > 3 || !sedsim_valid_vendor(vendor) ||
+	    sedsim_parse_wwn(wwn, naa, &len) ||
+	    (strcmp(resets, RESETS_PC) && strcmp(resets, RESETS_PC_HW)))
 		return -EINVAL;
+	/* A word after the WWN that is not the third line is an error too. */
+	if (got == 2 && sscanf(text, "vendor %15[^\n]\nwwn %63s %c", vendor, wwn, &extra) != 2)
+		return -EINVAL;
+	sim->hw_reset = !strcmp(resets, RESETS_PC_HW);
 	memset(sim->vendor, ' ', sizeof(sim->vendor));
 	memcpy(sim->vendor, vendor, strlen(vendor));
 	memcpy(sim->naa, naa, len);

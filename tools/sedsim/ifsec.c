@@ -41,8 +41,12 @@ size_t sim_discovery(const struct sedsim *sim, uint8_t *out, size_t cap)
 	f[0] = 0x01 | 0x10;	/* Sync, Streaming */
 	p = f + 12;
 
-	f = feature(p, OPAL_FC_LOCKING, 1, 12);
-	f[0] = OPAL_LF_SUPPORTED | OPAL_LF_MEDIA_ENCRYPTION |
+	/*
+	 * Version 3 (Opal SSC 2.02 on): bit 7, HW Reset for LOR/DOR
+	 * Supported; bit 6, MBR Shadowing Not Supported, stays 0.
+	 */
+	f = feature(p, OPAL_FC_LOCKING, 3, 12);
+	f[0] = OPAL_LF_SUPPORTED | OPAL_LF_MEDIA_ENCRYPTION | (sim->hw_reset ? 0x80 : 0) |
 	       (active ? OPAL_LF_ENABLED : 0) | (active && locked ? OPAL_LF_LOCKED : 0) |
 	       (active && st->mbr_enable ? OPAL_LF_MBR_ENABLED : 0) |
 	       (active && st->mbr_done ? OPAL_LF_MBR_DONE : 0);

@@ -2,7 +2,9 @@
 /*
  * sedsim: create and operate a virtual Opal 2 drive kept in a directory.
  *   sedsim create DIR [--blocks N] [--serial S] [--try-limit N] [--vendor V] [--wwn W]
+ *                     [--lock-on-reset power-cycle|power-cycle,hardware-reset]
  *   sedsim power-cycle DIR      apply LockOnReset as a power cycle does
+ *   sedsim hw-reset DIR         apply LockOnReset as a TCG Hardware Reset does
  *   sedsim psid DIR             print the PSID (the drive label)
  *   sedsim read DIR LBA COUNT   user data to stdout (fails on locked ranges)
  *   sedsim write DIR LBA COUNT  user data from stdin
@@ -24,8 +26,8 @@ enum { EXIT_USAGE = 1, EXIT_IO = 2, EXIT_LOCKED = 3 };
 static void usage(FILE *o)
 {
 	fputs("Usage: sedsim create DIR [--blocks N] [--serial S] [--try-limit N]\n"
-	      "                          [--vendor V] [--wwn naa.HEX]\n"
-	      "       sedsim power-cycle DIR | psid DIR\n"
+	      "                          [--vendor V] [--wwn naa.HEX] [--lock-on-reset TYPES]\n"
+	      "       sedsim power-cycle DIR | hw-reset DIR | psid DIR\n"
 	      "       sedsim read DIR LBA COUNT | write DIR LBA COUNT\n"
 	      "       sedsim serve DIR NAME\n"
 	      "       sedsim serve-nvme DIR [--port N] [--nqn NQN] [--trace FILE]\n"
@@ -36,6 +38,8 @@ static void usage(FILE *o)
 	      "  --try-limit N    every PIN's TryLimit: 1 to 100, or 0 for no limit (default 5)\n"
 	      "  --vendor V       the SCSI face's vendor, 1 to 8 characters (default FDEKIT)\n"
 	      "  --wwn naa.HEX    the SCSI face's NAA designator (default: from the serial)\n"
+	      "  --lock-on-reset TYPES  the reset types LockOnReset and DoneOnReset take:\n"
+	      "                   power-cycle,hardware-reset (default) or power-cycle\n"
 	      "  --port N         serve-nvme: the TCP port on 127.0.0.1 (default 4420)\n"
 	      "  --nqn NQN        serve-nvme: the subsystem NQN\n"
 	      "  --trace FILE     serve-nvme: log every command to FILE\n"
@@ -138,6 +142,7 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return bad_usage("no command given");
 	if (strcmp(argv[1], "create") && strcmp(argv[1], "power-cycle") && strcmp(argv[1], "psid") &&
+	    strcmp(argv[1], "hw-reset") &&
 	    strcmp(argv[1], "read") && strcmp(argv[1], "write") && strcmp(argv[1], "serve") &&
 	    strcmp(argv[1], "serve-nvme"))
 		return bad_usage("unknown command '%s'", argv[1]);
@@ -172,6 +177,10 @@ int main(int argc, char **argv)
 				cfg.vendor = val;
 			} else if (!strcmp(o, "--wwn")) {
 				cfg.wwn = val;
+			} else if (!strcmp(o, "--lock-on-reset")) {
+				if (strcmp(val, "power-cycle") && strcmp(val, "power-cycle,hardware-reset"))
+					return bad_usage("create: --lock-on-reset '%s': give power-cycle,hardware-reset or power-cycle", val);
+				cfg.no_hw_reset = !strcmp(val, "power-cycle");
 			} else {
 				return bad_usage("create: unknown option '%s'", o);
 			}
@@ -209,6 +218,23 @@ int main(int argc, char **argv)
 		}
 		if (rc) {
 			fprintf(stderr, "sedsim: %s %s: %s: create it with `sedsim create`\n", argv[1],
+				argv[2], strerror(-rc));
+			return EXIT_IO;
+		}
+		return 0;
+	}
+	if (!strcmp(argv[1], "hw-reset")) {
+		struct sedsim *sim;
+		int rc;
+
+		if (argc != 3)
+			return bad_usage("hw-reset: give DIR alone");
+		rc = sedsim_open(argv[2], false, &sim);
+		if (!rc)
+			rc = sedsim_hw_reset(sim);
+		sedsim_close(sim);
+		if (rc) {
+			fprintf(stderr, "sedsim: hw-reset %s: %s: create it with `sedsim create`\n",
 				argv[2], strerror(-rc));
 			return EXIT_IO;
 		}

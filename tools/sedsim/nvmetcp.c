@@ -76,11 +76,14 @@ enum {
 };
 
 /* Controller properties (NVMe-oF 1.1, 3.5; base 1.4, 3.1). */
-enum { PROP_CAP = 0x00, PROP_VS = 0x08, PROP_CC = 0x14, PROP_CSTS = 0x1c };
+enum { PROP_CAP = 0x00, PROP_VS = 0x08, PROP_CC = 0x14, PROP_CSTS = 0x1c, PROP_NSSR = 0x20 };
 #define CC_EN 0x1u
 #define CC_SHN(cc) (((cc) >> 14) & 3)
 #define CSTS_RDY 0x1u
 #define CSTS_SHST_DONE (2u << 2)
+#define CSTS_NSSRO (1u << 4)
+#define CAP_NSSRS (1ull << 36)
+#define NSSR_RESET 0x4E564D65u	/* "NVMe" */
 
 struct ctrl {
 	bool used;
@@ -343,6 +346,27 @@ static void connect_cmd(struct conn *c, struct cmd *m)
 	m->result = ct->cntlid;
 }
 
+/*
+ * NVM Subsystem Reset (base 1.4, 7.3.1): a Controller Level Reset of every
+ * controller (disabled, I/O refused until the host enables one again;
+ * CSTS.NSSRO says why) and, for the drive, a TCG Hardware Reset: the TCG
+ * Storage Interface Interactions Specification maps an NVM Subsystem Reset
+ * to Hardware Reset and a Controller Reset (CC.EN 1 to 0) to no TCG reset
+ * at all, so a write of CC never touches the drive.
+ */
+static void subsystem_reset(struct target *t)
+{
+	for (unsigned i = 0; i < MAX_CTRLS; i++) {
+		if (!t->ctrl[i].used)
+			continue;
+		t->ctrl[i].cc = 0;
+		t->ctrl[i].csts = CSTS_NSSRO;
+	}
+	if (sedsim_hw_reset(t->sim))
+		fprintf(stderr, "sedsim: NVM Subsystem Reset: cannot save the drive's state\n");
+	fprintf(stderr, "sedsim: NVM Subsystem Reset (a TCG Hardware Reset of the drive)\n");
+}
+
 static void property(struct conn *c, struct cmd *m, bool set)
 {
 	struct ctrl *ct = find_ctrl(c->t, c->cntlid);
@@ -355,6 +379,12 @@ static void property(struct conn *c, struct cmd *m, bool set)
 		return;
 	}
 	if (set) {
+		if (off == PROP_NSSR && !wide) {
+			/* Any other value has no effect (base 1.4, 3.1.14). */
+			if ((uint32_t)v == NSSR_RESET)
+				subsystem_reset(c->t);
+			return;
+		}
 		if (off != PROP_CC || wide) {
 			m->status = SC_INVALID_FIELD | SC_DNR;
 			return;
@@ -371,8 +401,8 @@ static void property(struct conn *c, struct cmd *m, bool set)
 	}
 	switch (off) {
 	case PROP_CAP:
-		/* MQES, CQR, TO 10 s, CSS: NVM only, MPSMIN = MPSMAX = 4 KiB. */
-		m->result = (QUEUE_ENTRIES - 1) | (1u << 16) | (20u << 24) | (1ull << 37);
+		/* MQES, CQR, TO 10 s, NSSRS, CSS: NVM only, MPSMIN = MPSMAX = 4 KiB. */
+		m->result = (QUEUE_ENTRIES - 1) | (1u << 16) | (20u << 24) | CAP_NSSRS | (1ull << 37);
 		break;
 	case PROP_VS:
 		m->result = 0x00010300;
@@ -382,6 +412,9 @@ static void property(struct conn *c, struct cmd *m, bool set)
 		break;
 	case PROP_CSTS:
 		m->result = ct->csts;
+		break;
+	case PROP_NSSR:		/* reads as 0 */
+		m->result = 0;
 		break;
 	default:
 		m->status = SC_INVALID_FIELD | SC_DNR;

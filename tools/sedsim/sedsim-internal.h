@@ -59,7 +59,7 @@ struct sim_range {
 	uint64_t start;
 	uint64_t length;
 	uint8_t rle, wle, rl, wl;
-	uint8_t lock_on_reset;		/* power cycle in LockOnReset */
+	uint8_t lock_on_reset;		/* LockOnReset as OPAL_RESET_* bits */
 	uint8_t key[SEDSIM_KEY_LEN];
 	/* ACEs as masks of authorities (AUTH_BIT), ACE_ADMINS for the class. */
 	uint32_t rd_ace;		/* Set_RdLocked: who may set ReadLocked */
@@ -100,7 +100,8 @@ struct sim_state {
 	uint8_t admin_enabled[SEDSIM_ADMINS];
 	uint8_t user_enabled[SEDSIM_USERS];
 	struct sim_range range[1 + SEDSIM_RANGES];
-	uint8_t mbr_enable, mbr_done, mbr_done_on_reset;
+	uint8_t mbr_enable, mbr_done;
+	uint8_t mbr_done_on_reset;	/* DoneOnReset as OPAL_RESET_* bits */
 	uint32_t try_limit;
 	/* Single User Mode: bit n set when range n (0: global) is owned by User n+1. */
 	uint16_t sum_ranges;
@@ -138,6 +139,12 @@ struct sedsim {
 	char vendor[8];			/* T10 vendor identification, space padded */
 	uint8_t naa[16];		/* the logical unit's NAA designator */
 	uint8_t naa_len;		/* 8 or 16 */
+	/*
+	 * Hardware Reset may be in LockOnReset and DoneOnReset (identity.c
+	 * keeps it): optional in the Opal SSC (4.3.5.2.2), and reported by
+	 * the Locking feature's "HW Reset for LOR/DOR Supported" bit.
+	 */
+	bool hw_reset;
 };
 
 /* dir/identity (identity.c): check a config, write it at create, read it at open. */

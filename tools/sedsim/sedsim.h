@@ -56,6 +56,12 @@ struct sedsim_config {
 	 * the serial.
 	 */
 	const char *wwn;
+	/*
+	 * Firmware that takes Power Cycle alone in LockOnReset and DoneOnReset:
+	 * a set with Hardware Reset is refused (INVALID_PARAMETER), as the
+	 * Opal SSC lets a drive do. Default: Hardware Reset supported.
+	 */
+	bool no_hw_reset;
 };
 
 /* Whether sedsim_create takes cfg->vendor: SPC-4's left-aligned ASCII. */
@@ -75,6 +81,15 @@ int sedsim_open(const char *dir, bool power_on, struct sedsim **out);
 void sedsim_close(struct sedsim *sim);
 /* LockOnReset, MBRDoneOnReset, tries and sessions reset, as at power on. */
 int sedsim_power_cycle(struct sedsim *sim);
+/*
+ * A TCG Hardware Reset (what the interface maps to one: on NVMe an NVM
+ * Subsystem Reset; see sedsim(8)): ranges whose LockOnReset holds Hardware
+ * Reset lock, MBR Done clears when DoneOnReset holds it, sessions end and
+ * the HostProperties are forgotten. Tries are kept.
+ */
+int sedsim_hw_reset(struct sedsim *sim);
+/* Whether the drive takes Hardware Reset in LockOnReset (see no_hw_reset). */
+bool sedsim_hw_reset_supported(const struct sedsim *sim);
 
 /* Security protocol interface: IF-SEND and IF-RECV. 0 or -errno. */
 int sedsim_if_send(struct sedsim *sim, uint8_t protocol, uint16_t sp_specific,

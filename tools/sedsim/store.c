@@ -67,14 +67,14 @@ void sim_factory_locking_sp(struct sim_state *st)
 		r->start = 0;
 		r->length = 0;	/* the global range: every LBA no other range has */
 		r->rle = r->wle = r->rl = r->wl = 0;
-		r->lock_on_reset = 1;
+		r->lock_on_reset = OPAL_RESET_POWER_CYCLE;
 		/* Opal SSC 4.3.1.6: each range ACE preconfigured to Admins. */
 		r->rd_ace = r->wr_ace = r->get_ace = ACE_ADMINS;
 		sim_new_key(r);
 	}
 	st->mbr_enable = 0;
 	st->mbr_done = 0;
-	st->mbr_done_on_reset = 1;
+	st->mbr_done_on_reset = OPAL_RESET_POWER_CYCLE;
 	st->sum_ranges = 0;
 	st->sum_policy = 0;
 }
@@ -194,7 +194,12 @@ int sim_save(struct sedsim *sim)
 	return write_file_at(sim->dirfd, "state", &sim->st, sizeof(sim->st));
 }
 
-int sedsim_power_cycle(struct sedsim *sim)
+/*
+ * A TCG reset event of type (an OPAL_RESET_* bit): the Locking objects and
+ * MBRControl whose reset lists hold it react, every session ends (Opal SSC
+ * 3.3.5.1) and the HostProperties are forgotten (Core Spec 5.2.2.4.1).
+ */
+static int tcg_reset(struct sedsim *sim, unsigned type)
 {
 	struct sim_state *st = &sim->st;
 
@@ -202,25 +207,41 @@ int sedsim_power_cycle(struct sedsim *sim)
 		struct sim_range *r = &st->range[i];
 
 		/* LockOnReset locks what is lock-enabled. */
-		if (r->lock_on_reset) {
+		if (r->lock_on_reset & type) {
 			r->rl = r->rl || r->rle;
 			r->wl = r->wl || r->wle;
 		}
 	}
-	if (st->mbr_done_on_reset)
+	if (st->mbr_done_on_reset & type)
 		st->mbr_done = 0;
-	/* C_PIN Tries do not persist across power cycles. */
-	st->msid.tries = st->sid.tries = st->psid.tries = 0;
-	for (unsigned i = 0; i < SEDSIM_ADMINS; i++)
-		st->admin[i].tries = 0;
-	for (unsigned i = 0; i < SEDSIM_USERS; i++)
-		st->user[i].tries = 0;
+	if (type == OPAL_RESET_POWER_CYCLE) {
+		/* C_PIN Tries do not persist across power cycles. */
+		st->msid.tries = st->sid.tries = st->psid.tries = 0;
+		for (unsigned i = 0; i < SEDSIM_ADMINS; i++)
+			st->admin[i].tries = 0;
+		for (unsigned i = 0; i < SEDSIM_USERS; i++)
+			st->user[i].tries = 0;
+	}
 	memset(&sim->sess, 0, sizeof(sim->sess));
 	sim->resp_len = 0;
 	sim->comid_resp_len = 0;
-	/* A reset forgets the HostProperties (Core Spec 5.2.2.4.1). */
 	sim->host_max_compacket = SIM_HOST_INITIAL_COMPACKET;
 	return sim_save(sim);
+}
+
+int sedsim_power_cycle(struct sedsim *sim)
+{
+	return tcg_reset(sim, OPAL_RESET_POWER_CYCLE);
+}
+
+int sedsim_hw_reset(struct sedsim *sim)
+{
+	return tcg_reset(sim, OPAL_RESET_HARDWARE);
+}
+
+bool sedsim_hw_reset_supported(const struct sedsim *sim)
+{
+	return sim->hw_reset;
 }
 
 /* A byte table file of a drive created with smaller tables grows (sparse) to the current size. */

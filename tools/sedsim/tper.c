@@ -416,16 +416,18 @@ static void put_col_bytes(struct opal_buf *o, unsigned first, unsigned last, uns
 	opal_put_control(o, OPAL_TOK_ENDNAME);
 }
 
+/* A reset list column: the reset types of set (OPAL_RESET_* bits), in order. */
 static void put_col_reset_list(struct opal_buf *o, unsigned first, unsigned last, unsigned col,
-			       bool power_cycle)
+			       uint8_t set)
 {
 	if (col < first || col > last)
 		return;
 	opal_put_control(o, OPAL_TOK_STARTNAME);
 	opal_put_uint(o, col);
 	opal_put_control(o, OPAL_TOK_STARTLIST);
-	if (power_cycle)
-		opal_put_uint(o, 0);
+	for (unsigned type = 0; type < 8; type++)
+		if (set & (1u << type))
+			opal_put_uint(o, type);
 	opal_put_control(o, OPAL_TOK_ENDLIST);
 	opal_put_control(o, OPAL_TOK_ENDNAME);
 }
@@ -700,15 +702,19 @@ static bool ranges_valid(const struct sim_state *st)
 }
 
 /*
- * A reset list (LockOnReset, DoneOnReset) at token v: a list of reset
- * types (Core Spec reset_types: 0 Power Cycle, 1 Hardware Reset, 2
- * HotPlug, 3 Programmatic). This TPer supports Power Cycle alone (it has
- * no TPER_RESET, so no Programmatic reset): the list is empty or { 0 };
- * anything else, another type, a repeated one or a token that is not a
- * uinteger, is INVALID_PARAMETER.
+ * A reset list (LockOnReset, DoneOnReset) at token v: a set of reset types
+ * (Opal SSC 3.3.5.2: 0 Power Cycle, 1 Hardware Reset, 2 HotPlug, 3
+ * Programmatic). Opal SSC 4.3.5.2.2 and 4.3.5.3.1: { 0 } and { 0, 3 } are
+ * mandatory, { 0, 1 } and { 0, 1, 3 } optional. This TPer has no
+ * TPER_RESET, so no Programmatic reset; it takes { }, { 0 } and, unless
+ * created without (sedsim_config.no_hw_reset), { 0, 1 } in either order.
+ * Anything else (another type or set, a type twice, a token that is not a
+ * uinteger) is INVALID_PARAMETER.
  */
-static int reset_list(const struct opal_tokens *t, size_t v, uint8_t *on)
+static int reset_list(const struct sedsim *sim, const struct opal_tokens *t, size_t v,
+		      uint8_t *on)
 {
+	uint32_t set = 0;
 	size_t end;
 
 	if (!opal_tok_is(&t->tok[v], OPAL_TOK_STARTLIST))
@@ -716,12 +722,15 @@ static int reset_list(const struct opal_tokens *t, size_t v, uint8_t *on)
 	end = opal_tok_skip(t, v);
 	if (!end)
 		return OPAL_ST_INVALID_PARAMETER;
-	*on = 0;
 	for (size_t i = v + 1; i + 1 < end; i++) {
-		if (!is_uint(t, i) || t->tok[i].uint != 0 || *on)
+		if (!is_uint(t, i) || t->tok[i].uint > 31 || (set & (1u << t->tok[i].uint)))
 			return OPAL_ST_INVALID_PARAMETER;
-		*on = 1;
+		set |= 1u << t->tok[i].uint;
 	}
+	if (set && set != OPAL_RESET_POWER_CYCLE &&
+	    !(sim->hw_reset && set == (OPAL_RESET_POWER_CYCLE | OPAL_RESET_HARDWARE)))
+		return OPAL_ST_INVALID_PARAMETER;
+	*on = (uint8_t)set;
 	return 0;
 }
 
@@ -812,7 +821,7 @@ static int set_column(struct sedsim *sim, struct sim_state *st, struct obj ob,
 				r->wle = (uint8_t)u;
 			return 0;
 		case OPAL_COL_LOCK_ON_RESET:
-			return reset_list(t, v, &r->lock_on_reset);
+			return reset_list(sim, t, v, &r->lock_on_reset);
 		default:
 			return OPAL_ST_INVALID_PARAMETER;
 		}
@@ -821,7 +830,7 @@ static int set_column(struct sedsim *sim, struct sim_state *st, struct obj ob,
 		if (!admin)
 			return OPAL_ST_NOT_AUTHORIZED;
 		if (col == OPAL_COL_MBR_DONE_ON_RESET)
-			return reset_list(t, v, &st->mbr_done_on_reset);
+			return reset_list(sim, t, v, &st->mbr_done_on_reset);
 		if (!is_uint(t, v) || u > 1)
 			return OPAL_ST_INVALID_PARAMETER;
 		if (col == OPAL_COL_MBR_ENABLE)
