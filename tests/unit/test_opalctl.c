@@ -237,7 +237,9 @@ static void test_discover_status(void **state)
 		assert_true(json_object_object_get_ex(r, "lock_on_reset", &x));
 		assert_true(json_object_get_boolean(x));
 	}
-	assert_true(json_object_object_get_ex(j, "mbr_control_enable", &v));
+	/* MBRControl, read with the key, under the names Level 0 uses. */
+	assert_false(json_object_object_get_ex(j, "mbr_control_enable", &v));
+	assert_true(json_object_object_get_ex(j, "mbr_enabled", &v));
 	assert_false(json_object_get_boolean(v));
 	json_object_put(j);
 	/* Human status shows the range. */
@@ -279,9 +281,13 @@ static void test_lock_unlock_cycle(void **state)
 	assert_int_equal(run(f, "@/dev/null", "lock", f->drive, "--keyfile", "-", NULL), EXIT_KEYFILE);
 	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, "--json", NULL), EXIT_OK);
 	{
-		json_object *j = json_out(f), *v;
+		json_object *j = json_out(f), *v, *r;
 
-		assert_true(json_object_object_get_ex(j, "state", &v));
+		/* One range: a list of one, like --all. */
+		assert_true(json_object_object_get_ex(j, "ranges", &v));
+		assert_int_equal(json_object_array_length(v), 1);
+		r = json_object_array_get_idx(v, 0);
+		assert_true(json_object_object_get_ex(r, "state", &v));
 		assert_string_equal(json_object_get_string(v), "read-write");
 		json_object_put(j);
 	}
@@ -928,7 +934,8 @@ static void test_lock_verifies(void **state)
 	{
 		json_object *j = json_out(f), *v;
 
-		assert_true(json_object_object_get_ex(j, "verified", &v));
+		assert_true(json_object_object_get_ex(j, "ranges", &v));
+		assert_true(json_object_object_get_ex(json_object_array_get_idx(v, 0), "verified", &v));
 		assert_true(json_object_get_boolean(v));
 		json_object_put(j);
 	}
@@ -1493,8 +1500,8 @@ static void check_status(struct fx *f, json_object *j)
 			    jflag(r, "read_lock_enabled"), jflag(r, "write_lock_enabled"),
 			    jflag(r, "read_locked"), jflag(r, "write_locked"), jflag(r, "lock_on_reset"));
 	}
-	expect_line(f, "MBRControl:       enable=%s done=%s", yn(jflag(j, "mbr_control_enable")),
-		    yn(jflag(j, "mbr_control_done")));
+	expect_line(f, "MBRControl:       enable=%s done=%s", yn(jflag(j, "mbr_enabled")),
+		    yn(jflag(j, "mbr_done")));
 }
 
 /* access: each range's ACEs and the enabled users, as the JSON names them. */
@@ -1566,12 +1573,12 @@ static void check_slots(struct fx *f, json_object *j)
 	assert_int_equal(sealed, 1);
 }
 
-static void check_lock_unlock(struct fx *f, json_object *r)
+static void check_lock_unlock(struct fx *f, const char *dev, json_object *r)
 {
 	const char *st = jstr(r, "state");
 	json_object *v = NULL;
 
-	expect_line(f, "%s: range %lld %s%s", jstr(r, "device"), jint(r, "range"),
+	expect_line(f, "%s: range %lld %s%s", dev, jint(r, "range"),
 		    !strcmp(st, "locked") ? "locked" : !strcmp(st, "read-only") ?
 		    "unlocked read-only" : "unlocked",
 		    json_object_object_get_ex(r, "verified", &v) && json_object_get_boolean(v) ?
@@ -1602,8 +1609,10 @@ static void test_text_matches_json(void **state)
 
 	power_cycle(f);
 	j = run_both(f, "unlock", f->drive, "-k", f->key, "--range", "1", "--read-only");
-	assert_string_equal(jstr(j, "state"), "read-only");
-	check_lock_unlock(f, j);
+	arr = jget(j, "ranges");
+	assert_int_equal(json_object_array_length(arr), 1);
+	assert_string_equal(jstr(json_object_array_get_idx(arr, 0), "state"), "read-only");
+	check_lock_unlock(f, jstr(j, "device"), json_object_array_get_idx(arr, 0));
 	json_object_put(j);
 	/* Range 1 read-only: write-locked, not read-locked; the global range does not lock. */
 	j = run_both(f, "status", f->drive, "-k", f->key);
@@ -1612,7 +1621,7 @@ static void test_text_matches_json(void **state)
 	j = run_both(f, "lock", f->drive, "-k", f->key, "--all");
 	arr = jget(j, "ranges");
 	assert_int_equal(json_object_array_length(arr), 1);	/* the global range does not lock */
-	check_lock_unlock(f, json_object_array_get_idx(arr, 0));
+	check_lock_unlock(f, jstr(j, "device"), json_object_array_get_idx(arr, 0));
 	json_object_put(j);
 
 	assert_int_equal(run(f, NULL, "user-enable", f->drive, "-k", f->key, "--user", "2", NULL),

@@ -183,7 +183,7 @@ static const struct opalctl_cmd commands[] = {
 	{ "lock", cmd_lock, text_lock_unlock, K | CMD_KERNEL | CMD_TEXT_ON_FAIL,
 	  "DEV --keyfile F [--range N | --all] [--user N] [--force]", "lock a range and check it locked",
 	  lock_opts },
-	{ "unlock-all", cmd_unlock_all, text_unlock_all, CMD_DRIVE | CMD_TEXT_ONLY,
+	{ "unlock-all", cmd_unlock_all, text_unlock_all, CMD_DRIVE,
 	  "[--table F] [--name N]... [--deadline S] [--prompt-timeout S] [--no-prompt] [--askpass P] [--state-dir D]",
 	  "unlock every entry of the unlock table (boot)", unlock_all_opts },
 	{ "check-table", cmd_check_table, text_check_table, 0, "[--table F] [--boot]",
@@ -587,8 +587,6 @@ int opalctl_run(int argc, char **argv, FILE *in, FILE *out, FILE *err)
 	if ((cmd->flags & CMD_PROTOCOL) && !strcmp(c.transport, "ioctl"))
 		return fail(&c, EXIT_UNSUPPORTED, "%s: the kernel's sed-opal has no such operation: use --transport auto, nvme or scsi",
 			    c.cmd);
-	if ((cmd->flags & CMD_TEXT_ONLY) && c.json)
-		return fail(&c, EXIT_USAGE, "%s: prints one line per entry; no --json", c.cmd);
 	c.jout = json_object_new_object();
 	c.command = cmd;
 	if (!(cmd->flags & CMD_NEEDS_DEV) || (cmd->flags & CMD_NO_OPEN)) {

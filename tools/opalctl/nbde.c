@@ -677,6 +677,7 @@ int cmd_slots(struct ctx *c)
 		return rc;
 	}
 	arr = json_object_new_array();
+	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
 	json_object_object_add(c->jout, "slots", arr);
 	for (unsigned int u = 0; u <= acc->nusers; u++) {
 		opal_uid a = u ? opal_uid_user(u) : OPAL_UID_ADMINS;
@@ -1040,6 +1041,7 @@ static int unlock_ranges(struct ctx *c, const struct opaltab_entry *e, const cha
 		/* The entry's line is its result: a range's own goes nowhere. */
 		sub.jout = json_object_new_object();
 		sub.command = NULL;
+		sub.json = false;	/* its failure goes into the entry's result */
 		sub.devpath = path;
 		sub.transport = entry_transport(c, e);
 		sub.range = (int)e->ranges[i];
@@ -1470,13 +1472,19 @@ int cmd_unlock_all(struct ctx *c)
 		write_state(c, o);
 		/*
 		 * Each entry's line as soon as it is done (at boot an entry can
-		 * take minutes), by the renderer of one entry: unlock-all is
-		 * text only (CMD_TEXT_ONLY), text_unlock_all adds the rest.
+		 * take minutes), by the renderer of one entry; text_unlock_all
+		 * adds the rest. --json: the whole result at the end.
 		 */
-		unlock_entry_text(c->out, o);
-		fflush(c->out);
+		if (!c->json) {
+			unlock_entry_text(c->out, o);
+			fflush(c->out);
+		}
 	}
 	free(v);
+	json_object_object_add(c->jout, "unlocked", json_object_new_int((int)(json_object_array_length(entries) - failed)));
+	json_object_object_add(c->jout, "failed", json_object_new_int((int)failed));
+	if (failed && c->json)
+		emit_result(c);	/* the entries that failed are the point of it */
 	return failed ? EXIT_INCOMPLETE : 0;
 }
 

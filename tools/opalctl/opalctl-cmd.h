@@ -116,7 +116,6 @@ enum {
 	 * --all: the ranges done). JSON failures print the error object alone.
 	 */
 	CMD_TEXT_ON_FAIL = 1u << 5,
-	CMD_TEXT_ONLY = 1u << 6,	/* prints its progress as it goes: --json refused */
 	CMD_DRIVE = 1u << 7,		/* reaches drives: takes --transport and --timeout */
 };
 

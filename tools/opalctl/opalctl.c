@@ -79,7 +79,12 @@ int fail(struct ctx *c, int code, const char *fmt, ...)
 
 		json_object_object_add(j, "error", json_object_new_string(msg));
 		json_object_object_add(j, "exit_code", json_object_new_int(code));
-		fprintf(c->out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY));
+		json_object_object_add(j, "command", c->cmd ? json_object_new_string(c->cmd) : NULL);
+		json_object_object_add(j, "device", c->devpath && c->command &&
+				       (c->command->flags & CMD_NEEDS_DEV) ?
+				       json_object_new_string(c->devpath) : NULL);
+		fprintf(c->out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+									JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(j);
 	}
 	return code;
@@ -564,8 +569,9 @@ int cmd_status(struct ctx *c)
 
 			rc = opal_mbr_read(s, &m);
 			if (!rc) {
-				json_object_object_add(c->jout, "mbr_control_enable", jbool(m.enable));
-				json_object_object_add(c->jout, "mbr_control_done", jbool(m.done));
+				/* The table itself, read with the key: it replaces Level 0's copy. */
+				json_object_object_add(c->jout, "mbr_enabled", jbool(m.enable));
+				json_object_object_add(c->jout, "mbr_done", jbool(m.done));
 			} else {
 				rc = fail_opal(c, "status: reading MBRControl", rc, NULL, NULL);
 			}
@@ -607,10 +613,9 @@ void text_status(struct ctx *c, json_object *res)
 			res_bool(r, "read_locked"), res_bool(r, "write_locked"),
 			res_bool(r, "lock_on_reset"));
 	}
-	if (res_get(res, "mbr_control_enable"))
+	if (ranges)	/* read with the Admin1 key, MBRControl too */
 		fprintf(c->out, "MBRControl:       enable=%s done=%s\n",
-			yes_no(res_bool(res, "mbr_control_enable")),
-			yes_no(res_bool(res, "mbr_control_done")));
+			yes_no(res_bool(res, "mbr_enabled")), yes_no(res_bool(res, "mbr_done")));
 }
 
 /*
@@ -1090,16 +1095,15 @@ int opalctl_lock_unlock(struct ctx *c, const struct opal_key *key, bool unlock, 
 		json_object_object_add(res, "verified", jbool(have_r));
 	if (be->ops->can_save)
 		json_object_object_add(res, "saved_for_resume", jbool(c->save || !unlock));
-	json_object_object_add(res, "device", json_object_new_string(c->devpath));
 	return 0;
 }
 
 /* One range's line, from what opalctl_lock_unlock put into res. */
-static void lock_unlock_line(FILE *o, json_object *res)
+static void lock_unlock_line(FILE *o, const char *dev, json_object *res)
 {
 	const char *st = res_str(res, "state");
 
-	fprintf(o, "%s: range %" PRId64 " %s%s\n", res_str(res, "device"), res_int(res, "range"),
+	fprintf(o, "%s: range %" PRId64 " %s%s\n", dev, res_int(res, "range"),
 		!strcmp(st, "locked") ? "locked" : !strcmp(st, "read-only") ? "unlocked read-only" :
 		"unlocked", res_bool(res, "verified") ? " (verified)" : "");
 }
@@ -1109,13 +1113,8 @@ void text_lock_unlock(struct ctx *c, json_object *res)
 {
 	json_object *ranges = res_get(res, "ranges");
 
-	if (!ranges) {
-		if (res_get(res, "state"))
-			lock_unlock_line(c->out, res);
-		return;
-	}
 	for (size_t i = 0; i < res_count(ranges); i++)
-		lock_unlock_line(c->out, json_object_array_get_idx(ranges, i));
+		lock_unlock_line(c->out, res_str(res, "device"), json_object_array_get_idx(ranges, i));
 }
 
 int cmd_change_key(struct ctx *c)
@@ -1292,9 +1291,9 @@ int cmd_mbr(struct ctx *c)
 		return fail_opal(c, "mbr: setting MBRControl", rc, &OPAL_UID_LOCKINGSP, &ca1);
 	}
 	if (c->mbr_enable >= 0)
-		json_object_object_add(c->jout, "enable", jbool(c->mbr_enable));
+		json_object_object_add(c->jout, "mbr_enabled", jbool(c->mbr_enable));
 	if (c->mbr_done >= 0)
-		json_object_object_add(c->jout, "done", jbool(c->mbr_done));
+		json_object_object_add(c->jout, "mbr_done", jbool(c->mbr_done));
 	json_object_object_add(c->jout, "written", jbool(c->mbr_file != NULL));
 	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
 	return 0;
@@ -1302,7 +1301,7 @@ int cmd_mbr(struct ctx *c)
 
 void text_mbr(struct ctx *c, json_object *res)
 {
-	json_object *enable = res_get(res, "enable"), *done = res_get(res, "done");
+	json_object *enable = res_get(res, "mbr_enabled"), *done = res_get(res, "mbr_done");
 
 	fprintf(c->out, "%s: shadow MBR%s%s%s\n", res_str(res, "device"),
 		res_bool(res, "written") ? " written" : "",
@@ -1376,7 +1375,8 @@ int cmd_erase_range(struct ctx *c)
 
 		return fail_opal(c, "erase-range: GenKey", rc, &OPAL_UID_LOCKINGSP, &ca1);
 	}
-	json_object_object_add(c->jout, "erased_range", json_object_new_int(c->range));
+	json_object_object_add(c->jout, "range", json_object_new_int(c->range));
+	json_object_object_add(c->jout, "erased", jbool(true));
 	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
 	return 0;
 }
@@ -1427,7 +1427,8 @@ static int cmd_revert(struct ctx *c, bool psid)
 			return fail_opal(c, "revert --keep-data: RevertSP as Admin1", rc,
 					 &OPAL_UID_LOCKINGSP, &ca1);
 		}
-		json_object_object_add(c->jout, "reverted", json_object_new_string("locking-sp"));
+		json_object_object_add(c->jout, "reverted", jbool(true));
+		json_object_object_add(c->jout, "scope", json_object_new_string("locking-sp"));
 		json_object_object_add(c->jout, "global_range_kept", jbool(true));
 		json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
 		return 0;
@@ -1455,6 +1456,7 @@ static int cmd_revert(struct ctx *c, bool psid)
 		return fail_opal(c, psid ? "psid-revert" : "revert as SID", rc, &OPAL_UID_ADMINSP,
 				 psid ? &OPAL_UID_C_PIN_PSID : &OPAL_UID_C_PIN_SID);
 	json_object_object_add(c->jout, "reverted", jbool(true));
+	json_object_object_add(c->jout, "scope", json_object_new_string("drive"));
 	json_object_object_add(c->jout, "data_erased",
 			       lc ? jbool(lc == OPAL_LIFECYCLE_MANUFACTURED) : NULL);
 	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
@@ -1646,19 +1648,29 @@ static int cmd_lock_unlock(struct ctx *c, bool unlock)
 	struct secret *key;
 	struct opal_key k;
 	unsigned list[OPALCTL_RANGES + 1], n = 0;
+	json_object *arr = json_object_new_array();
 	int rc;
 
 	rc = load_key(c, c->keyfile, &key);
+	if (rc) {
+		json_object_put(arr);
+		return rc;
+	}
 	if (rc)
 		return rc;
 	k = key_of(key);
+	/* One range or --all: a list either way; a range that fails leaves those done before. */
+	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
+	json_object_object_add(c->jout, "ranges", arr);
 	if (!c->all) {
-		rc = opalctl_lock_unlock(c, &k, unlock, c->jout);
-	} else {
-		json_object *arr = json_object_new_array();
+		json_object *o = json_object_new_object();
 
-		/* A range that fails leaves the ones done before it in the result. */
-		json_object_object_add(c->jout, "ranges", arr);
+		rc = opalctl_lock_unlock(c, &k, unlock, o);
+		if (rc)
+			json_object_put(o);
+		else
+			json_object_array_add(arr, o);
+	} else {
 		rc = lockable_ranges(c, &k, list, &n);
 		for (unsigned i = 0; !rc && i < n; i++) {
 			json_object *o = json_object_new_object();

@@ -317,6 +317,7 @@ int cmd_access(struct ctx *c)
 		if (acc->user_enabled[u])
 			json_object_array_add(ju, json_object_new_int((int)u));
 	json_object_object_add(c->jout, "enabled_users", ju);
+	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
 	free(acc);
 	return 0;
 }
@@ -349,6 +350,7 @@ int cmd_msid(struct ctx *c)
 
 	if (rc)
 		return fail_opal(c, "msid: reading C_PIN_MSID", rc, NULL, NULL);
+	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
 	json_object_object_add(c->jout, "msid", json_object_new_string_len((const char *)pin, (int)n));
 	return 0;
 }
