@@ -278,6 +278,8 @@ struct cb_report {
 /* Writers: 0 on success, -1 on an output error. */
 int cb_write_table(FILE *out, const struct cb_report *rep);
 int cb_write_json(FILE *out, const struct cb_report *rep);
+/* --json after a failure: {"tool", "error", "exit_code"} in the results' place. */
+int cb_write_json_error(FILE *out, const struct cb_error *err);
 int cb_write_csv(FILE *out, const struct cb_report *rep);
 
 /* ---- measurement (AF_ALG, libkcapi) -------------------------------------- */

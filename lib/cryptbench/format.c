@@ -245,6 +245,21 @@ static json_object *jpbkdf(const struct cb_pbkdf_result *p)
 	return o;
 }
 
+int cb_write_json_error(FILE *out, const struct cb_error *err)
+{
+	json_object *root = json_object_new_object();
+	int rc;
+
+	json_object_object_add(root, "tool", json_object_new_string("cryptbench"));
+	json_object_object_add(root, "error", json_object_new_string(err->msg));
+	json_object_object_add(root, "exit_code", json_object_new_int((int)err->code));
+	rc = fprintf(out, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+								 JSON_C_TO_STRING_NOSLASHESCAPE)) < 0 ||
+	     fflush(out) ? -1 : 0;
+	json_object_put(root);
+	return rc;
+}
+
 int cb_write_json(FILE *out, const struct cb_report *rep)
 {
 	json_object *root = json_object_new_object();

@@ -303,6 +303,26 @@ static void test_permission_exit(void **state)
 	assert_string_equal(out, "");
 	free(out);
 	free(err);
+	/* --json: the same failure as a JSON object on stdout, the line on stderr. */
+	deny_afalg = true;
+	rc = RUN(&out, &err, "--json", "--cipher", "aes-xts", "--key", "256", "--time", "0.05",
+		 "--request-size", "4096");
+	deny_afalg = false;
+	assert_int_equal(rc, CB_EXIT_PERM);
+	assert_one_error_line(err);
+	assert_non_null(strstr(out, "\"tool\":\"cryptbench\""));
+	assert_non_null(strstr(out, "\"exit_code\":4"));
+	assert_non_null(strstr(out, "\"error\":\"") );
+	assert_non_null(strstr(out, "permission denied"));
+	free(out);
+	free(err);
+	/* And a usage error with --json. */
+	rc = RUN(&out, &err, "--json", "--key", "256");
+	assert_int_equal(rc, CB_EXIT_USAGE);
+	assert_one_error_line(err);
+	assert_non_null(strstr(out, "\"exit_code\":1"));
+	free(out);
+	free(err);
 }
 
 /*

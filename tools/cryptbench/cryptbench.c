@@ -40,6 +40,12 @@ int main(int argc, char *argv[])
 
 	if (cb_options_parse(argc, argv, &opts, &err)) {
 		fprintf(stderr, "cryptbench: %s\n", err.msg);
+		/* Asked for JSON: the error in JSON too (the options may be half parsed). */
+		for (int a = 1; a < argc; a++)
+			if (!strcmp(argv[a], "--json")) {
+				cb_write_json_error(stdout, &err);
+				break;
+			}
 		return err.code;
 	}
 	if (opts.help) {
@@ -62,7 +68,9 @@ int main(int argc, char *argv[])
 		if (rep.notice[i][0])
 			fprintf(stderr, "cryptbench: %s\n", rep.notice[i]);
 	/* cryptsetup's table still shows what it measured before the error. */
-	if (rc == CB_EXIT_OK || rep.compat) {
+	if (rc != CB_EXIT_OK && opts.format == CB_FMT_JSON) {
+		cb_write_json_error(stdout, &err);
+	} else if (rc == CB_EXIT_OK || rep.compat) {
 		if (opts.format == CB_FMT_JSON)
 			wr = cb_write_json(stdout, &rep);
 		else if (opts.format == CB_FMT_CSV)
