@@ -391,13 +391,12 @@ int opal_drive_identify_name(const struct opal_drive_roots *roots, const char *n
 	return identify_node(&nd, name, id);
 }
 
-int opal_drive_identify(const char *devpath, struct opal_drive_ident *id)
+int opal_drive_kernel_name(const char *devpath, char *name, size_t cap)
 {
 	char link[PATH_MAX], target[PATH_MAX];
 	const char *base;
 	struct stat st;
 
-	memset(id, 0, sizeof(*id));
 	if (stat(devpath, &st))
 		return -errno;
 	if (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode))
@@ -407,7 +406,20 @@ int opal_drive_identify(const char *devpath, struct opal_drive_ident *id)
 	if (!realpath(link, target))
 		return errno == ENOENT ? -ENODEV : -errno;
 	base = strrchr(target, '/');
-	return opal_drive_identify_name(NULL, base ? base + 1 : target, id);
+	base = base ? base + 1 : target;
+	if (strlen(base) >= cap)
+		return -ENAMETOOLONG;
+	memcpy(name, base, strlen(base) + 1);
+	return 0;
+}
+
+int opal_drive_identify(const char *devpath, struct opal_drive_ident *id)
+{
+	char name[OPAL_DRIVE_NAME_MAX];
+	int rc = opal_drive_kernel_name(devpath, name, sizeof(name));
+
+	memset(id, 0, sizeof(*id));
+	return rc ? rc : opal_drive_identify_name(NULL, name, id);
 }
 
 /* ------------------------------------------------------------------ find */

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "opal-drive-id.h"
@@ -277,18 +276,8 @@ int opal_drive_in_use_name(const struct opal_drive_roots *roots, const char *nam
 
 int opal_drive_in_use(const char *devpath, uint64_t first, uint64_t count, char *why, size_t cap)
 {
-	char link[PATH_MAX], target[PATH_MAX];
-	const char *base;
-	struct stat st;
+	char name[OPAL_DRIVE_NAME_MAX];
+	int rc = opal_drive_kernel_name(devpath, name, sizeof(name));
 
-	if (stat(devpath, &st))
-		return -errno;
-	if (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode))
-		return -ENODEV;
-	pathf(link, sizeof(link), "/sys/dev/%s/%u:%u", S_ISBLK(st.st_mode) ? "block" : "char",
-		 major(st.st_rdev), minor(st.st_rdev));
-	if (!realpath(link, target))
-		return errno == ENOENT ? -ENODEV : -errno;
-	base = strrchr(target, '/');
-	return opal_drive_in_use_name(NULL, base ? base + 1 : target, first, count, why, cap);
+	return rc ? rc : opal_drive_in_use_name(NULL, name, first, count, why, cap);
 }

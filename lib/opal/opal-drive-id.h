@@ -91,6 +91,14 @@ struct opal_drive_ident {
 int opal_drive_identify(const char *devpath, struct opal_drive_ident *id);
 
 /*
+ * The kernel's name of the block or char device devpath is (a symlink is
+ * followed): "sda", "nvme0n1p2", "nvme0", "sg1". -ENODEV for anything
+ * that is not a device node (a sedsim directory) or that sysfs does not
+ * know.
+ */
+int opal_drive_kernel_name(const char *devpath, char *name, size_t cap);
+
+/*
  * The whole disk, now, whose serial or WWN is value: its path, "/dev/NAME",
  * in path. Partitions, disks without a /dev node, and NVMe's hidden
  * per-path disks (nvmeXcYnZ under native multipath) are never returned:
