@@ -1330,6 +1330,79 @@ static void test_revert_keep_data(void **state)
 }
 
 /* setup --sum: the range belongs to User N+1 alone; Admin1 cannot unlock it. */
+/* A TCG Hardware Reset of the drive (on NVMe: an NVM Subsystem Reset). */
+static void hw_reset(struct fx *f)
+{
+	struct sedsim *sim;
+
+	assert_int_equal(sedsim_open(f->drive, false, &sim), 0);
+	assert_int_equal(sedsim_hw_reset(sim), 0);
+	sedsim_close(sim);
+}
+
+/* setup's LockOnReset, from its JSON: "power-cycle,hardware-reset" or the like. */
+static void setup_lock_on_reset(struct fx *f, char *out, size_t cap)
+{
+	json_object *j, *l;
+	size_t n = 0;
+
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "1", "--start",
+			     "64", "--length", "64", "--yes-destroy-data", "--json", NULL), EXIT_OK);
+	j = json_out(f);
+	assert_true(json_object_object_get_ex(j, "lock_on_reset_on", &l));
+	out[0] = 0;
+	for (size_t i = 0; i < json_object_array_length(l); i++)
+		n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? "," : "",
+				      json_object_get_string(json_object_array_get_idx(l, i)));
+	assert_true(json_object_object_get_ex(j, "lock_on_reset", &l));
+	assert_true(json_object_get_boolean(l));
+	json_object_put(j);
+}
+
+/*
+ * setup asks for LockOnReset = { Power Cycle, Hardware Reset }: the range
+ * then locks at a hardware reset as at a power cycle. A drive that refuses
+ * Hardware Reset (optional in the Opal SSC) gets { Power Cycle }, and setup
+ * says which: such a range stays unlocked through a hardware reset.
+ */
+static void test_setup_lock_on_reset(void **state)
+{
+	struct fx *f = *state;
+	struct sedsim_config pc_only = { .blocks = 2048, .serial = "CLISERIAL", .try_limit = 3,
+					 .no_hw_reset = true };
+	uint8_t buf[SEDSIM_BLOCK];
+	char lor[64], cmd[600];
+
+	assert_int_equal(run(f, NULL, "keygen", f->key, NULL), EXIT_OK);
+	setup_lock_on_reset(f, lor, sizeof(lor));
+	assert_string_equal(lor, "power-cycle,hardware-reset");
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "1", "--start",
+			     "64", "--length", "64", NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "locks at power-off and at hardware reset"));
+	assert_int_equal(run(f, NULL, "status", f->drive, "-k", f->key, NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "range 1: LBA 64+64 RLE=1 WLE=1 read-locked=0 write-locked=0 lock-on-reset=power-cycle,hardware-reset"));
+	assert_int_equal(read_block(f, 64, buf), SEDSIM_IO_OK);
+	hw_reset(f);
+	assert_int_equal(read_block(f, 64, buf), SEDSIM_IO_LOCKED);
+	assert_int_equal(read_block(f, 0, buf), SEDSIM_IO_OK);	/* the global range: not lock-enabled */
+
+	/* Firmware with Power Cycle alone: the fallback. */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir '%s'", f->drive, f->drive);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(sedsim_create(f->drive, &pc_only), 0);
+	setup_lock_on_reset(f, lor, sizeof(lor));
+	assert_string_equal(lor, "power-cycle");
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "1", "--start",
+			     "64", "--length", "64", NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "read/write locking enabled, locks at power-off; shadow MBR disabled"));
+	assert_int_equal(run(f, NULL, "status", f->drive, "-k", f->key, NULL), EXIT_OK);
+	assert_non_null(strstr(f->out, "lock-on-reset=power-cycle\n"));
+	hw_reset(f);
+	assert_int_equal(read_block(f, 64, buf), SEDSIM_IO_OK);
+	power_cycle(f);
+	assert_int_equal(read_block(f, 64, buf), SEDSIM_IO_LOCKED);
+}
+
 static void test_setup_sum(void **state)
 {
 	struct fx *f = *state;
@@ -1448,6 +1521,19 @@ static json_object *run_both_(struct fx *f, const char *cmd, ...)
 }
 
 /* status with the Admin1 key: every value of its JSON shows in its text. */
+/* A LockOnReset list of the JSON (lock_on_reset_on) as the text gives it: "a,b" or "none". */
+static const char *reset_list_text(json_object *o, char *out, size_t cap)
+{
+	json_object *l = jget(o, "lock_on_reset_on");
+	size_t n = 0;
+
+	out[0] = 0;
+	for (size_t i = 0; i < json_object_array_length(l); i++)
+		n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? "," : "",
+				      json_object_get_string(json_object_array_get_idx(l, i)));
+	return n ? out : "none";
+}
+
 static void check_status(struct fx *f, json_object *j)
 {
 	json_object *feat = jget(j, "features"), *ranges = jget(j, "ranges");
@@ -1496,9 +1582,12 @@ static void check_status(struct fx *f, json_object *j)
 				 jint(r, "start"), jint(r, "length"));
 		else
 			snprintf(head, sizeof(head), "  global           ");
-		expect_line(f, "%sRLE=%d WLE=%d read-locked=%d write-locked=%d lock-on-reset=%d", head,
+		char lor[64];
+
+		expect_line(f, "%sRLE=%d WLE=%d read-locked=%d write-locked=%d lock-on-reset=%s", head,
 			    jflag(r, "read_lock_enabled"), jflag(r, "write_lock_enabled"),
-			    jflag(r, "read_locked"), jflag(r, "write_locked"), jflag(r, "lock_on_reset"));
+			    jflag(r, "read_locked"), jflag(r, "write_locked"),
+			    reset_list_text(r, lor, sizeof(lor)));
 	}
 	expect_line(f, "MBRControl:       enable=%s done=%s", yn(jflag(j, "mbr_enabled")),
 		    yn(jflag(j, "mbr_done")));
@@ -1602,9 +1691,12 @@ static void test_text_matches_json(void **state)
 	j = run_both(f, "setup", f->drive, "-k", f->key, "--range", "1", "--start", "1024",
 		     "--length", "512", "--yes-destroy-data");
 	assert_int_equal(jint(j, "range"), 1);
+	/* The in-process drive takes Hardware Reset: setup sets both. */
+	assert_string_equal(reset_list_text(j, line, sizeof(line)), "power-cycle,hardware-reset");
+	assert_true(jflag(j, "lock_on_reset"));
 	expect_line(f, "%s: Locking SP active; range %lld (LBA %lld+%lld) read/write locking enabled, %s; shadow MBR disabled",
 		    jstr(j, "device"), jint(j, "range"), jint(j, "start"), jint(j, "length"),
-		    jflag(j, "lock_on_reset") ? "locks at power-off" : "does NOT lock at power-off");
+		    "locks at power-off and at hardware reset");
 	json_object_put(j);
 
 	power_cycle(f);
@@ -1746,6 +1838,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_keyfile_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_keep_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_sum, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_setup_lock_on_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_matches_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keygen_passphrase, setup, teardown),
 	};

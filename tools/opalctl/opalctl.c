@@ -471,6 +471,33 @@ void text_discover(struct ctx *c, json_object *res)
 		props_text(c->out, "host properties (as the TPer uses them):", host);
 }
 
+/* A LockOnReset set (OPAL_RESET_* bits) by the reset types' names, in order. */
+static const char *const reset_type_names[] = { "power-cycle", "hardware-reset", "hotplug",
+						 "programmatic" };
+
+static json_object *reset_types_json(uint32_t types)
+{
+	json_object *a = json_object_new_array();
+
+	for (unsigned t = 0; t < 4; t++)
+		if (types & (1u << t))
+			json_object_array_add(a, json_object_new_string(reset_type_names[t]));
+	return a;
+}
+
+/* "power-cycle,hardware-reset", or "none": the names of a JSON list. */
+static void reset_types_text(json_object *list, char *out, size_t cap)
+{
+	size_t l = 0;
+
+	out[0] = 0;
+	for (size_t i = 0; i < res_count(list) && l < cap; i++)
+		l += (size_t)snprintf(out + l, cap - l, "%s%s", i ? "," : "",
+				      json_object_get_string(json_object_array_get_idx(list, i)));
+	if (!out[0])
+		snprintf(out, cap, "none");
+}
+
 /* Every configured range, read in the Admin1 session s, into "ranges". */
 static int status_ranges(struct ctx *c, struct opal_session *s)
 {
@@ -501,6 +528,7 @@ static int status_ranges(struct ctx *c, struct opal_session *s)
 		json_object_object_add(o, "read_locked", jbool(r.read_locked));
 		json_object_object_add(o, "write_locked", jbool(r.write_locked));
 		json_object_object_add(o, "lock_on_reset", jbool(r.lock_on_reset));
+		json_object_object_add(o, "lock_on_reset_on", reset_types_json(r.lock_on_reset_types));
 		json_object_array_add(jr, o);
 	}
 	return 0;
@@ -602,16 +630,17 @@ void text_status(struct ctx *c, json_object *res)
 	for (size_t i = 0; i < res_count(ranges); i++) {
 		json_object *r = json_object_array_get_idx(ranges, i);
 		int64_t n = res_int(r, "range");
+		char lor[64];
 
+		reset_types_text(res_get(r, "lock_on_reset_on"), lor, sizeof(lor));
 		if (n == 0)
 			fprintf(c->out, "  global           ");
 		else
 			fprintf(c->out, "  range %" PRId64 ": LBA %" PRIu64 "+%" PRIu64 " ", n,
 				(uint64_t)res_int(r, "start"), (uint64_t)res_int(r, "length"));
-		fprintf(c->out, "RLE=%d WLE=%d read-locked=%d write-locked=%d lock-on-reset=%d\n",
+		fprintf(c->out, "RLE=%d WLE=%d read-locked=%d write-locked=%d lock-on-reset=%s\n",
 			res_bool(r, "read_lock_enabled"), res_bool(r, "write_lock_enabled"),
-			res_bool(r, "read_locked"), res_bool(r, "write_locked"),
-			res_bool(r, "lock_on_reset"));
+			res_bool(r, "read_locked"), res_bool(r, "write_locked"), lor);
 	}
 	if (ranges)	/* read with the Admin1 key, MBRControl too */
 		fprintf(c->out, "MBRControl:       enable=%s done=%s\n",
@@ -778,6 +807,13 @@ int cmd_setup(struct ctx *c)
 	r.write_lock_enabled = true;
 	r.lock_on_reset = true;
 	/*
+	 * Lock at a hardware reset too (a platform reset of the drive, not
+	 * only power loss): optional in the Opal SSC, so the protocol backend
+	 * falls back to power cycle alone where the drive refuses it; the
+	 * kernel's IOC_OPAL_LR_SETUP writes no LockOnReset at all.
+	 */
+	r.lock_on_reset_types = OPAL_RESET_POWER_CYCLE | OPAL_RESET_HARDWARE;
+	/*
 	 * Lifecycle first: a drive whose Locking SP is active is owned and set
 	 * up; ownership is never run again on it (each try of the MSID against
 	 * an owned drive burns one of the SID's tries).
@@ -855,6 +891,8 @@ int cmd_setup(struct ctx *c)
 	json_object_object_add(c->jout, "range", json_object_new_int((int)r.n));
 	json_object_object_add(c->jout, "locking_sp", json_object_new_string("active"));
 	json_object_object_add(c->jout, "lock_on_reset", have_back ? jbool(back.lock_on_reset) : NULL);
+	json_object_object_add(c->jout, "lock_on_reset_on",
+			       have_back ? reset_types_json(back.lock_on_reset_types) : NULL);
 	json_object_object_add(c->jout, "mbr_enabled", jbool(false));
 	if (c->sum)
 		json_object_object_add(c->jout, "single_user_mode_owner",
@@ -870,9 +908,14 @@ void text_setup(struct ctx *c, json_object *res)
 {
 	const char *dev = res_str(res, "device");
 	int64_t n = res_int(res, "range");
-	const char *lor = !res_get(res, "lock_on_reset") ? "lock-on-reset not read back" :
-			  res_bool(res, "lock_on_reset") ? "locks at power-off" :
-			  "does NOT lock at power-off";
+	char on[64];
+	const char *lor;
+
+	reset_types_text(res_get(res, "lock_on_reset_on"), on, sizeof(on));
+	lor = !res_get(res, "lock_on_reset") ? "lock-on-reset not read back" :
+	      !strcmp(on, "power-cycle,hardware-reset") ? "locks at power-off and at hardware reset" :
+	      !strcmp(on, "power-cycle") ? "locks at power-off" :
+	      res_bool(res, "lock_on_reset") ? "locks at power-off" : "does NOT lock at power-off";
 
 	if (res_get(res, "single_user_mode_owner"))
 		fprintf(c->out, "%s: Single User Mode: range %" PRId64 " belongs to User%" PRId64 " (the --new-keyfile key); Admin1 cannot lock or unlock it\n",
