@@ -21,6 +21,7 @@
 #include <cmocka.h>
 #include <libnvme.h>
 
+#include "opal-backend.h"
 #include "opal-wire.h"
 #include "sedsim.h"
 
@@ -1175,17 +1176,22 @@ static int set_reset_list(struct fx *f, const opal_uid *obj, unsigned col, const
 }
 
 /*
- * LockOnReset and DoneOnReset take the reset types this drive has: Power
- * Cycle (0) alone. Hardware reset, HotPlug, Programmatic (no TPER_RESET
- * here), a repeated type or a non-integer are refused, and change nothing.
+ * LockOnReset and DoneOnReset take the sets the Opal SSC allows (4.3.5.2.2,
+ * 4.3.5.3.1) that this drive has: { }, { 0 } and { 0, 1 } (Hardware Reset,
+ * optional in the SSC) in either order. Programmatic (no TPER_RESET here),
+ * HotPlug, Hardware Reset without Power Cycle, a repeated type, a type past
+ * 31 or a non-integer are refused, and change nothing.
  */
 static void test_reset_lists(void **state)
 {
 	struct fx *f = *state;
 	opal_uid g = opal_uid_locking_range(0);
-	static const uint64_t pc[] = { 0 }, prog[] = { 0, 3 }, hw[] = { 1 }, twice[] = { 0, 0 };
+	static const uint64_t pc[] = { 0 }, prog[] = { 0, 3 }, hw[] = { 1 }, twice[] = { 0, 0 },
+			      pc_hw[] = { 0, 1 }, hw_pc[] = { 1, 0 }, all[] = { 0, 1, 3 },
+			      hotplug[] = { 0, 2 }, big[] = { 0, 33 }, hw_twice[] = { 0, 1, 1 };
 	struct opal_range r;
 	struct opal_mbr_state m;
+	struct opal_discovery d;
 
 	own_and_activate(f);
 	assert_int_equal(set_reset_list(f, &g, OPAL_COL_LOCK_ON_RESET, NULL, 0, false), 0);
@@ -1195,18 +1201,164 @@ static void test_reset_lists(void **state)
 			 OPAL_ST_INVALID_PARAMETER);
 	assert_int_equal(set_reset_list(f, &g, OPAL_COL_LOCK_ON_RESET, twice, 2, false),
 			 OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(set_reset_list(f, &g, OPAL_COL_LOCK_ON_RESET, all, 3, false),
+			 OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(set_reset_list(f, &g, OPAL_COL_LOCK_ON_RESET, hotplug, 2, false),
+			 OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(set_reset_list(f, &g, OPAL_COL_LOCK_ON_RESET, big, 2, false),
+			 OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(set_reset_list(f, &g, OPAL_COL_LOCK_ON_RESET, hw_twice, 3, false),
+			 OPAL_ST_INVALID_PARAMETER);
 	assert_int_equal(set_reset_list(f, &g, OPAL_COL_LOCK_ON_RESET, pc, 1, true),
 			 OPAL_ST_INVALID_PARAMETER);
 	assert_int_equal(opal_get_range(f->dev, &KEY, 0, &r), 0);
 	assert_false(r.lock_on_reset);
+	assert_int_equal(r.lock_on_reset_types, 0);
 	assert_int_equal(set_reset_list(f, &g, OPAL_COL_LOCK_ON_RESET, pc, 1, false), 0);
 	assert_int_equal(opal_get_range(f->dev, &KEY, 0, &r), 0);
 	assert_true(r.lock_on_reset);
+	assert_int_equal(r.lock_on_reset_types, OPAL_RESET_POWER_CYCLE);
+	assert_int_equal(set_reset_list(f, &g, OPAL_COL_LOCK_ON_RESET, hw_pc, 2, false), 0);
+	assert_int_equal(opal_get_range(f->dev, &KEY, 0, &r), 0);
+	assert_int_equal(r.lock_on_reset_types, OPAL_RESET_POWER_CYCLE | OPAL_RESET_HARDWARE);
+	assert_int_equal(set_reset_list(f, &g, OPAL_COL_LOCK_ON_RESET, pc_hw, 2, false), 0);
 	assert_int_equal(set_reset_list(f, &OPAL_UID_MBRCONTROL, OPAL_COL_MBR_DONE_ON_RESET, prog, 2,
 					false), OPAL_ST_INVALID_PARAMETER);
 	assert_int_equal(set_reset_list(f, &OPAL_UID_MBRCONTROL, OPAL_COL_MBR_DONE_ON_RESET, NULL, 0,
 					false), 0);
+	assert_int_equal(set_reset_list(f, &OPAL_UID_MBRCONTROL, OPAL_COL_MBR_DONE_ON_RESET, pc_hw, 2,
+					false), 0);
 	assert_int_equal(opal_mbr_get(f->dev, &KEY, &m), 0);
+	/* Level 0: Locking feature version 3, HW Reset for LOR/DOR Supported. */
+	assert_int_equal(opal_discovery0(f->dev, &d), 0);
+	assert_true(d.lock_on_reset_hw);
+	assert_true(d.locking_flags & 0x80);
+}
+
+/* A second drive, in its own directory under the fixture's, with cfg. */
+static struct opal_dev *other_drive(struct fx *f, const char *name,
+				    const struct sedsim_config *cfg, struct sedsim **sim)
+{
+	char dir[128];
+	struct opal_dev *dev;
+
+	snprintf(dir, sizeof(dir), "%s/%s", f->dir, name);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(sedsim_create(dir, cfg), 0);
+	assert_int_equal(sedsim_open(dir, true, sim), 0);
+	dev = sedsim_opal_dev(*sim);
+	assert_non_null(dev);
+	opal_dev_set_timeout(dev, 2000);
+	return dev;
+}
+
+/*
+ * A TCG Hardware Reset locks the ranges whose LockOnReset holds Hardware
+ * Reset and leaves those with Power Cycle alone unlocked; MBR Done clears
+ * when DoneOnReset holds it; open sessions end. A power cycle then locks
+ * both ranges, as before.
+ */
+static void test_hw_reset(void **state)
+{
+	struct fx *f = *state;
+	struct opal_range hw = { .n = 1, .start = 0, .length = 256, .read_lock_enabled = true,
+				 .write_lock_enabled = true, .lock_on_reset = true,
+				 .lock_on_reset_types = OPAL_RESET_POWER_CYCLE | OPAL_RESET_HARDWARE };
+	struct opal_range pc = { .n = 2, .start = 256, .length = 256, .read_lock_enabled = true,
+				 .write_lock_enabled = true, .lock_on_reset = true }, g;
+	static const uint64_t pc_hw[] = { 0, 1 };
+	uint8_t back[SEDSIM_BLOCK];
+	struct opal_mbr_state m;
+	struct opal_session *s;
+
+	own_and_activate(f);
+	assert_int_equal(opal_setup_range(f->dev, &KEY, &hw), 0);
+	assert_int_equal(opal_setup_range(f->dev, &KEY, &pc), 0);
+	assert_int_equal(opal_get_range(f->dev, &KEY, 1, &g), 0);
+	assert_int_equal(g.lock_on_reset_types, OPAL_RESET_POWER_CYCLE | OPAL_RESET_HARDWARE);
+	assert_int_equal(opal_get_range(f->dev, &KEY, 2, &g), 0);
+	assert_int_equal(g.lock_on_reset_types, OPAL_RESET_POWER_CYCLE);
+	assert_int_equal(set_reset_list(f, &OPAL_UID_MBRCONTROL, OPAL_COL_MBR_DONE_ON_RESET, pc_hw, 2,
+					false), 0);
+	assert_int_equal(opal_mbr_set(f->dev, &KEY, -1, 1), 0);
+	assert_int_equal(sedsim_read(f->sim, 0, 1, back), SEDSIM_IO_OK);
+	assert_int_equal(sedsim_read(f->sim, 256, 1, back), SEDSIM_IO_OK);
+
+	assert_int_equal(opal_admin1_session(f->dev, &KEY, &s), 0);
+	assert_int_equal(sedsim_hw_reset(f->sim), 0);
+	/* The session ended with the reset: the drive no longer knows it. */
+	assert_int_not_equal(opal_range_read(s, 1, &g), 0);
+	(void)opal_end_session(s);	/* frees it; the TPer has nothing to end */
+	assert_int_equal(sedsim_read(f->sim, 0, 1, back), SEDSIM_IO_LOCKED);
+	assert_int_equal(sedsim_read(f->sim, 256, 1, back), SEDSIM_IO_OK);
+	assert_int_equal(opal_mbr_get(f->dev, &KEY, &m), 0);
+	assert_false(m.done);
+
+	assert_int_equal(sedsim_power_cycle(f->sim), 0);
+	assert_int_equal(sedsim_read(f->sim, 256, 1, back), SEDSIM_IO_LOCKED);
+}
+
+/*
+ * Firmware with Power Cycle alone (--lock-on-reset power-cycle) refuses a
+ * set with Hardware Reset, in LockOnReset and DoneOnReset, clears the
+ * Locking feature's HW Reset bit, and keeps being so when reopened. The
+ * protocol backend's range setup then falls back to { Power Cycle }.
+ */
+static void test_no_hw_reset_firmware(void **state)
+{
+	struct fx *f = *state;
+	struct sedsim_config cfg = { .blocks = BLOCKS, .serial = "PCONLY", .try_limit = 3,
+				     .no_hw_reset = true };
+	static const uint64_t pc_hw[] = { 0, 1 };
+	struct opal_range r = { .n = 1, .start = 0, .length = 256, .read_lock_enabled = true,
+				.write_lock_enabled = true, .lock_on_reset = true,
+				.lock_on_reset_types = OPAL_RESET_POWER_CYCLE | OPAL_RESET_HARDWARE };
+	struct opal_range back;
+	struct opal_backend be;
+	struct opal_discovery d;
+	struct sedsim *sim;
+	struct opal_dev *dev = other_drive(f, "pconly", &cfg, &sim);
+	opal_uid g = opal_uid_locking_range(0);
+	struct fx other = { .sim = sim, .dev = dev };
+	uint8_t buf[SEDSIM_BLOCK];
+	int back_rc = -1;
+
+	assert_false(sedsim_hw_reset_supported(sim));
+	assert_true(sedsim_hw_reset_supported(f->sim));
+	assert_int_equal(opal_discovery0(dev, &d), 0);
+	assert_false(d.lock_on_reset_hw);
+	own_and_activate(&other);
+	assert_int_equal(set_reset_list(&other, &g, OPAL_COL_LOCK_ON_RESET, pc_hw, 2, false),
+			 OPAL_ST_INVALID_PARAMETER);
+	assert_int_equal(set_reset_list(&other, &OPAL_UID_MBRCONTROL, OPAL_COL_MBR_DONE_ON_RESET,
+					pc_hw, 2, false), OPAL_ST_INVALID_PARAMETER);
+	/* Asked directly, the whole Set is refused; through the backend, the fallback. */
+	assert_int_equal(opal_setup_range(dev, &KEY, &r), OPAL_ST_INVALID_PARAMETER);
+	opal_backend_protocol(&be, dev);
+	assert_int_equal(be.ops->range_setup(&be, &KEY, &r, &back, &back_rc), 0);
+	assert_int_equal(back_rc, 0);
+	assert_true(back.read_lock_enabled && back.lock_on_reset);
+	assert_int_equal(back.lock_on_reset_types, OPAL_RESET_POWER_CYCLE);
+	assert_int_equal(sedsim_hw_reset(sim), 0);
+	assert_int_equal(sedsim_read(sim, 0, 1, buf), SEDSIM_IO_OK);
+	assert_int_equal(sedsim_power_cycle(sim), 0);
+	assert_int_equal(sedsim_read(sim, 0, 1, buf), SEDSIM_IO_LOCKED);
+	opal_dev_free(dev);
+
+	/* Reopened, still Power Cycle alone. */
+	{
+		char dir[128];
+
+		snprintf(dir, sizeof(dir), "%s/pconly", f->dir);
+		assert_int_equal(sedsim_open(dir, false, &sim), 0);
+		assert_false(sedsim_hw_reset_supported(sim));
+		sedsim_close(sim);
+	}
+	/* On a drive that takes it, the backend sets both. */
+	own_and_activate(f);
+	opal_backend_protocol(&be, f->dev);
+	assert_int_equal(be.ops->range_setup(&be, &KEY, &r, &back, &back_rc), 0);
+	assert_int_equal(back.lock_on_reset_types, OPAL_RESET_POWER_CYCLE | OPAL_RESET_HARDWARE);
 }
 
 /* Activate on the Locking SP as SID with raw parameters; its status. */
@@ -2045,6 +2197,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lockout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_try_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reset_lists, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hw_reset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_hw_reset_firmware, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_single_user_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_user_ace, setup, teardown),
 		cmocka_unit_test(test_ace_uids),

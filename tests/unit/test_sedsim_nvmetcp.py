@@ -76,7 +76,7 @@ class Target:
 
     def stop(self):
         self.proc.terminate()
-        self.proc.stderr.read()
+        self.log = self.proc.stderr.read()
         return self.proc.wait(timeout=30)
 
 
@@ -334,7 +334,7 @@ def main():
         ('Security Send protocol 2 with an unknown request code: Invalid Field', comid_unknown_request),
     ]
 
-    print('1..%d' % (len(checks) + 2))
+    print('1..%d' % (len(checks) + 5))
     n = 0
     for name, check in checks:
         n += 1
@@ -354,11 +354,63 @@ def main():
     except Exception:
         good = False
     print('%s %d - the first connections are still served' % ('ok' if good else 'not ok', n))
+
+    # A Controller Reset (CC.EN 1 to 0) deletes the I/O queues: the I/O
+    # connection is refused, even once the controller is enabled again.
+    n += 1
+    try:
+        c = fresh()
+        cn = c.connect(0)
+        c.prop(0x14, 1)
+        q = io_conn_for(cn)
+        before = q.cmd(sqe(0x02, 80, nsid=1, sgl_len=512))[0]
+        c.prop(0x14, 0)
+        c.prop(0x14, 1)
+        after = q.cmd(sqe(0x02, 81, nsid=1, sgl_len=512))[0]
+        q.close()
+        c.close()
+        good = before == 0 and after == SC_CMD_SEQ_ERROR
+    except Exception as e:
+        good = False
+        print('# %s: %s' % (type(e).__name__, e))
+    print('%s %d - a controller reset deletes the I/O queues' % ('ok' if good else 'not ok', n))
+
+    # NVM Subsystem Reset: CAP.NSSRS; NSSR reads 0; a value other than
+    # "NVMe" does nothing; "NVMe" resets every controller (EN and RDY clear,
+    # CSTS.NSSRO set, commands refused, I/O queues gone) and is a TCG
+    # Hardware Reset of the drive.
+    n += 1
+    try:
+        cap = admin.prop(0x00)
+        nssr = admin.prop(0x20)
+        admin.prop(0x20, 0x12345678)
+        still = admin.prop(0x1c)
+        admin.prop(0x20, 0x4E564D65)
+        csts = admin.prop(0x1c)
+        refused = admin.cmd(sqe(0x06, 90, sgl_len=4096, dw={10: 1}))[0]
+        admin.prop(0x14, 1)
+        again = admin.prop(0x1c)
+        served = admin.cmd(sqe(0x06, 91, sgl_len=4096, dw={10: 1}))[0]
+        io_after = io.cmd(sqe(0x02, 92, nsid=1, sgl_len=512))[0]
+        good = ((cap >> 36) & 1 == 1 and nssr == 0 and still == 1 and csts == 0x10 and
+                refused == SC_CMD_SEQ_ERROR and again == 1 and served == 0 and
+                io_after == SC_CMD_SEQ_ERROR)
+        if not good:
+            print('# cap %#x nssr %#x still %#x csts %#x refused %#x again %#x served %#x io %#x' %
+                  (cap, nssr, still, csts, refused, again, served, io_after))
+    except Exception as e:
+        good = False
+        print('# %s: %s' % (type(e).__name__, e))
+    print('%s %d - NVM Subsystem Reset resets every controller' % ('ok' if good else 'not ok', n))
     io.close()
     admin.close()
     n += 1
     rc = target.stop()
     print('%s %d - target exits 0 on SIGTERM' % ('ok' if rc == 0 else 'not ok', n))
+    n += 1
+    good = 'NVM Subsystem Reset (a TCG Hardware Reset of the drive)' in target.log
+    print('%s %d - the NVM Subsystem Reset reached the drive as a TCG Hardware Reset' %
+          ('ok' if good else 'not ok', n))
 
 
 if __name__ == '__main__':

@@ -92,6 +92,7 @@ struct ctrl {
 	uint32_t kato_ms;
 	uint32_t aec;
 	uint32_t queues;	/* Number of Queues result: NCQA << 16 | NSQA, 0-based */
+	uint32_t resets;	/* Controller Level Resets so far: each deletes the I/O queues */
 };
 
 struct target {
@@ -120,6 +121,7 @@ struct conn {
 	uint16_t cntlid;
 	uint16_t sqhd;
 	uint16_t sq_entries;	/* SQSIZE + 1 from Connect; SQHD wraps here */
+	uint32_t ctrl_resets;	/* an I/O queue: its controller's resets when it connected */
 	uint8_t *pdu;		/* one received PDU */
 	struct pending pend[QUEUE_ENTRIES];
 };
@@ -340,6 +342,7 @@ static void connect_cmd(struct conn *c, struct cmd *m)
 		}
 	}
 	c->connected = true;
+	c->ctrl_resets = ct->resets;
 	c->sq_entries = (uint16_t)(sqsize + 1);
 	c->qid = qid;
 	c->cntlid = ct->cntlid;
@@ -361,6 +364,7 @@ static void subsystem_reset(struct target *t)
 			continue;
 		t->ctrl[i].cc = 0;
 		t->ctrl[i].csts = CSTS_NSSRO;
+		t->ctrl[i].resets++;
 	}
 	if (sedsim_hw_reset(t->sim))
 		fprintf(stderr, "sedsim: NVM Subsystem Reset: cannot save the drive's state\n");
@@ -389,6 +393,9 @@ static void property(struct conn *c, struct cmd *m, bool set)
 			m->status = SC_INVALID_FIELD | SC_DNR;
 			return;
 		}
+		/* A Controller Reset (EN 1 to 0) deletes the I/O queues, nothing more. */
+		if ((ct->cc & CC_EN) && !((uint32_t)v & CC_EN))
+			ct->resets++;
 		ct->cc = (uint32_t)v;
 		/*
 		 * RDY follows EN; SHST reports a finished shutdown only while
@@ -715,13 +722,16 @@ static unsigned direction(const uint8_t *sqe)
 /*
  * Admin and I/O commands need a live, enabled controller: the admin queue's
  * connection may have closed (freeing the controller) while I/O queues of it
- * stay connected, and a host must not send them before CC.EN is set.
+ * stay connected, a host must not send them before CC.EN is set, and a
+ * controller reset since an I/O queue's Connect deleted that queue.
  */
 static bool ctrl_ready(struct conn *c)
 {
 	const struct ctrl *ct = find_ctrl(c->t, c->cntlid);
 
-	return ct && (ct->cc & CC_EN) && (ct->csts & CSTS_RDY);
+	/* An I/O queue from before a Controller Level Reset is gone with it. */
+	return ct && (ct->cc & CC_EN) && (ct->csts & CSTS_RDY) &&
+	       (c->qid == 0 || c->ctrl_resets == ct->resets);
 }
 
 static bool execute(struct conn *c, const uint8_t *sqe, uint8_t *data, uint32_t len)
