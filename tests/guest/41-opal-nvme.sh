@@ -7,7 +7,7 @@
 # (libnvme) on the controller.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/opal-nvme-lib.sh"
-plan 39
+plan 48
 
 D=/tmp/opal-nvme
 BLOCKS=32768
@@ -107,6 +107,41 @@ check "nvme transport: lock range 1" opalctl lock "$CTRL" -k "$D/key" --range 1 
 locked "nvme transport: reads of range 1 fail while locked"
 check "nvme transport: unlock range 1" opalctl unlock "$CTRL" -k "$D/key" --range 1 --transport nvme
 expect_eq "nvme transport: data intact after unlock" "$WANT" "$(read_sum)"
+
+# Warm resets. The kernel's IOC_OPAL_LR_SETUP writes no LockOnReset; setup
+# through the protocol with the same geometry adds Hardware Reset (and
+# destroys nothing). The SIIS maps an NVM Subsystem Reset to a TCG Hardware
+# Reset and a controller reset to none: reset_controller leaves range 1
+# unlocked, an NVM Subsystem Reset locks it.
+# lor1: range 1's LockOnReset from `status --json` through the nvme transport.
+lor1() {
+	opalctl --json status "$CTRL" --transport nvme -k "$D/key" >"$D/status.json" &&
+		tr -d ' \n' <"$D/status.json" | grep -o '"range":1,[^}]*' |
+		grep -o '"lock_on_reset_on":\[[^]]*\]' | cut -d: -f2 | tr -d '[]"'
+}
+# live: wait (bounded) until the controller is live again after a reset.
+live() {
+	_c=${CTRL#/dev/}
+	for _i in $(seq 1 100); do
+		[ "$(cat "/sys/class/nvme/$_c/state" 2>/dev/null)" = live ] && [ -b "$DEV" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "nvme transport: setup range 1 again, same geometry, no confirmation" \
+	opalctl setup "$CTRL" --keyfile "$D/key" --range 1 --start $START --length $LENGTH \
+	--transport nvme
+expect_eq "status: range 1 locks at power cycle and hardware reset" \
+	"power-cycle,hardware-reset" "$(lor1)"
+expect_eq "data intact after the second setup" "$WANT" "$(read_sum)"
+echo 1 >"/sys/class/nvme/${CTRL#/dev/}/reset_controller"
+check "controller reset (reset_controller): controller live again" live
+expect_eq "controller reset leaves range 1 unlocked (no TCG reset)" "$WANT" "$(read_sum)"
+check "NVM Subsystem Reset requested (NVME_IOCTL_SUBSYS_RESET)" nvme-subsys-reset "$CTRL"
+check "NVM Subsystem Reset: controller live again" live
+locked "NVM Subsystem Reset locks range 1 (LockOnReset: Hardware Reset)"
+check "nvme transport: unlock after the NVM Subsystem Reset" \
+	opalctl unlock "$CTRL" -k "$D/key" --range 1 --transport nvme
 
 # A malformed stream on a new connection: the target drops it and serves on.
 if command -v nc >/dev/null; then
