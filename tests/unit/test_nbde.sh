@@ -42,7 +42,7 @@ grep_out() {
 	if grep -q -- "$2" "$T/out"; then ok "$1"; else not_ok "$1"; sed 's/^/# /' "$T/out"; fi
 }
 
-echo "1..46"
+echo "1..51"
 for tool in clevis jose socat curl swtpm /usr/libexec/tangd /usr/libexec/tangd-keygen; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "Bail out! $tool is missing: run scripts/bootstrap"
@@ -121,11 +121,19 @@ expect_rc "range 1 locked: reads fail" 3 "$SEDSIM" read "$D" 2048 1
 check "unlock-all opens the tang slot with no prompt" "$OPALCTL" unlock-all --table "$T/opaltab" --no-prompt
 grep_out "unlock-all says how" "tangslot: .* range 1 unlocked (clevis, User1"
 if "$SEDSIM" read "$D" 2048 1 2>/dev/null | cmp -s - "$T/data"; then ok "data intact"; else not_ok "data intact"; fi
+# The shutdown step: lock-all locks it again with the slot's own key (Tang), no admin key.
+check "lock-all locks the tang slot's range with its own key" "$OPALCTL" lock-all --table "$T/opaltab" --name tangslot
+grep_out "lock-all says how" "tangslot: .* range 1 locked (clevis, User1)"
+expect_rc "after lock-all: reads fail" 3 "$SEDSIM" read "$D" 2048 1
+"$OPALCTL" unlock-all --table "$T/opaltab" --no-prompt >/dev/null 2>&1
 
 # Server A down: the tang slot's key cannot be had; bounded retries, then fail.
-"$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
 kill "$A_PID"
 sleep 0.2
+expect_rc "server down: lock-all cannot get the key (exit 11), says the range stays unlocked" 11 \
+	"$OPALCTL" lock-all --table "$T/opaltab" --name tangslot --deadline 10
+grep_out "lock-all names what is left" "tangslot: not locked: .*left unlocked (it locks at power-off)"
+"$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
 start=$(date +%s)
 expect_rc "server down: unlock-all fails (exit 11)" 11 "$OPALCTL" unlock-all --table "$T/opaltab" --no-prompt
 end=$(date +%s)

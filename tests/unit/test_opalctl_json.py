@@ -115,8 +115,8 @@ def main():
             if "\\/" in p.stdout:
                 tap(False, f"{desc}: no escaped slashes", p.stdout[:300])
                 return None
-            d = name or (cmd if want_rc == 0 or (cmd == "unlock-all" and want_rc == 11)
-                         else "error")
+            d = name or (cmd if want_rc == 0 or (cmd in ("unlock-all", "lock-all") and
+                                                 want_rc == 11) else "error")
             errs = sorted(validator(d).iter_errors(out), key=lambda e: list(e.path))
             tap(not errs, f"{desc}: exit {want_rc}, valid {d}",
                 "; ".join(f"{list(e.path)}: {e.message}" for e in errs[:3]))
@@ -170,8 +170,9 @@ def main():
         run(12, "check-table", "--table", os.path.join(tmp, "none"))
         run(0, "lock", d, "-k", k)
         run(0, "unlock-all", "--table", tab, "--no-prompt")
-        run(0, "lock", d, "-k", k)
+        run(0, "lock-all", "--table", tab)
         run(11, "unlock-all", "--table", tab, "--name", "wrong", "--no-prompt")
+        run(11, "lock-all", "--table", tab, "--name", "wrong")
         run(0, "revert", d, "-k", k, "--keep-data", "--yes-destroy-data")
         run(0, "setup", d, "-k", k, "--global")
         run(0, "revert", d, "-k", k, "--yes-destroy-data")

@@ -120,6 +120,10 @@ static const struct opalctl_opt_use lock_opts[] = {
 static const struct opalctl_opt_use unlock_all_opts[] = {
 	O(TABLE), O(NAME), O(DEADLINE), O(PROMPT_TIMEOUT), O(NO_PROMPT), O(ASKPASS),
 	O(STATE_DIR), END };
+static const struct opalctl_opt_use lock_all_opts[] = {
+	O(TABLE), OH(NAME, "only this entry (repeatable; includes noauto)"),
+	OH(DEADLINE, "no step runs past S seconds (device waits, getting keys)"),
+	OH(FORCE, "lock although a partition in a range is mounted, held or open"), END };
 static const struct opalctl_opt_use check_table_opts[] = { O(TABLE), O(BOOT), END };
 static const struct opalctl_opt_use change_key_opts[] = {
 	OH(KEYFILE, "the current key"), OH(NEW_KEYFILE, "the new key"),
@@ -186,6 +190,10 @@ static const struct opalctl_cmd commands[] = {
 	{ "unlock-all", cmd_unlock_all, text_unlock_all, CMD_DRIVE,
 	  "[--table F] [--name N]... [--deadline S] [--prompt-timeout S] [--no-prompt] [--askpass P] [--state-dir D]",
 	  "unlock every entry of the unlock table (boot)", unlock_all_opts },
+	{ "lock-all", cmd_lock_all, text_lock_all, CMD_DRIVE,
+	  "[--table F] [--name N]... [--deadline S] [--force]",
+	  "lock the entries of the unlock table again, with their own keys (shutdown)",
+	  lock_all_opts },
 	{ "check-table", cmd_check_table, text_check_table, 0, "[--table F] [--boot]",
 	  "check every entry of the unlock table (with --boot print the initramfs table)",
 	  check_table_opts },

@@ -1028,8 +1028,8 @@ static const char *entry_transport(const struct ctx *c, const struct opaltab_ent
  * code of the first range that failed (0: all unlocked); *saved says
  * whether the kernel keeps the key for S3.
  */
-static int unlock_ranges(struct ctx *c, const struct opaltab_entry *e, const char *path,
-			 unsigned int user, const struct opal_key *k, bool *saved)
+static int lock_ranges(struct ctx *c, const struct opaltab_entry *e, const char *path,
+		       unsigned int user, const struct opal_key *k, bool unlock, bool *saved)
 {
 	int rc = 0;
 
@@ -1057,8 +1057,8 @@ static int unlock_ranges(struct ctx *c, const struct opaltab_entry *e, const cha
 			break;
 		}
 		/* S3: only the kernel can keep the key; elsewhere say it is not kept. */
-		sub.save = e->save && sub.dev->be.ops->can_save;
-		rc = opalctl_lock_unlock(&sub, k, true, sub.jout);
+		sub.save = unlock && e->save && sub.dev->be.ops->can_save;
+		rc = opalctl_lock_unlock(&sub, k, unlock, sub.jout);
 		*saved = sub.save;
 		opalctl_dev_close(sub.dev);
 		json_object_put(sub.jout);
@@ -1236,7 +1236,7 @@ static int unlock_entry(struct ctx *c, const struct opaltab_entry *e, const stru
 			struct opal_key k = key_of(key);
 
 			snprintf(auth, sizeof(auth), "%s%u", user ? "User" : "Admin", user ? user : 1);
-			rc = unlock_ranges(c, e, path, user, &k, &saved);
+			rc = lock_ranges(c, e, path, user, &k, true, &saved);
 			if (!rc)
 				break;
 			was_prompt = used == OPALTAB_KEY_PROMPT;
@@ -1486,6 +1486,141 @@ int cmd_unlock_all(struct ctx *c)
 	if (failed && c->json)
 		emit_result(c);	/* the entries that failed are the point of it */
 	return failed ? EXIT_INCOMPLETE : 0;
+}
+
+/*
+ * lock-all: lock the ranges of the table's entries again (those named, or
+ * all but noauto), with each entry's own key source and no prompt: the
+ * shutdown step of a data drive's unit, after its file systems are
+ * unmounted. A range still in use is refused (lock's own check), and an
+ * entry whose key cannot be had stays unlocked, said on its line: it
+ * locks at the next power-off anyway. Returns 0, or 11 when any failed.
+ */
+static int lock_entry(struct ctx *c, const struct opaltab_entry *e, const struct deadline *dl,
+		      json_object *res)
+{
+	char path[300], why[600] = "", auth[16];
+	json_object *jr = json_object_new_array();
+	struct secret *key;
+	struct opal_key k;
+	bool saved;
+	int rc;
+
+	json_object_object_add(res, "name", json_object_new_string(e->name));
+	json_object_object_add(res, "ranges", jr);
+	json_object_object_add(res, "locked", jbool(false));
+	if (e->bad)
+		return entry_failed(res, EXIT_TABLE, "bad entry: %s: fix the table (see opaltab(5))",
+				    e->error);
+	for (unsigned int i = 0; i < e->nranges; i++)
+		json_object_array_add(jr, json_object_new_int((int)e->ranges[i]));
+	if (e->key_kind == OPALTAB_KEY_PROMPT)
+		return entry_failed(res, EXIT_KEYFILE, "its key is a passphrase: nobody to ask; it locks at power-off");
+	rc = wait_device(e, dl, path, sizeof(path));
+	if (rc)
+		return entry_failed(res, EXIT_DEVICE, "device %s: %s", e->dev,
+				    rc == -ENOENT ? "not found" : strerror(-rc));
+	json_object_object_add(res, "device", json_object_new_string(path));
+	key = secret_new();
+	if (!key)
+		return entry_failed(res, EXIT_KEYFILE, "no locked memory for the key");
+	if (e->key_kind == OPALTAB_KEY_CLEVIS) {
+		rc = clevis_attempts(c, e, dl, e->retry + 1, key, why, sizeof(why));
+	} else {
+		rc = keyfile_mode_ok(c, e->key_path) ? -EPERM : secret_read(key, e->key_path, c->in);
+		if (rc || key->len > OPAL_PIN_MAX)
+			snprintf(why, sizeof(why), "key file %s: %s", e->key_path,
+				 rc ? strerror(-rc) : "longer than a PIN");
+		rc = rc || key->len > OPAL_PIN_MAX;
+	}
+	if (rc) {
+		secret_free(key);
+		return entry_failed(res, EXIT_KEYFILE, "%s: left unlocked (it locks at power-off)", why);
+	}
+	k = key_of(key);
+	rc = lock_ranges(c, e, path, e->user, &k, false, &saved);
+	secret_free(key);
+	json_object_object_add(res, "key", json_object_new_string(key_kind_name(e->key_kind)));
+	snprintf(auth, sizeof(auth), "%s%u", e->user ? "User" : "Admin", e->user ? e->user : 1);
+	json_object_object_add(res, "authority", json_object_new_string(auth));
+	if (!rc)
+		json_object_object_add(res, "locked", jbool(true));
+	return rc;
+}
+
+static void lock_entry_text(FILE *o, json_object *res)
+{
+	json_object *jr = res_get(res, "ranges");
+	char ranges[40] = "";
+
+	for (size_t i = 0, l = 0; i < res_count(jr) && l < sizeof(ranges); i++)
+		l += (size_t)snprintf(ranges + l, sizeof(ranges) - l, "%s%d", i ? "," : "",
+				      json_object_get_int(json_object_array_get_idx(jr, i)));
+	if (res_bool(res, "locked"))
+		fprintf(o, "%s: %s range %s locked (%s, %s)\n", res_str(res, "name"),
+			res_str(res, "device"), ranges, res_str(res, "key"), res_str(res, "authority"));
+	else if (res_get(res, "error"))
+		fprintf(o, "%s: not locked: %s\n", res_str(res, "name"), res_str(res, "error"));
+	else
+		fprintf(o, "%s: not locked: %s range %s (the reason is above)\n", res_str(res, "name"),
+			res_str(res, "device"), ranges);
+}
+
+int cmd_lock_all(struct ctx *c)
+{
+	const char *table = c->table ? c->table : OPALTAB_DEFAULT;
+	struct opaltab_entry *v = NULL;
+	struct deadline dl = { 0 };
+	size_t n = 0;
+	unsigned int failed = 0;
+	json_object *entries;
+	int rc = load_table(c, table, &v, &n);
+
+	if (rc)
+		return rc;
+	for (unsigned int i = 0; i < c->nnames; i++) {
+		bool known = false;
+
+		for (size_t j = 0; j < n; j++)
+			known |= !strcmp(v[j].name, c->names[i]);
+		if (!known) {
+			free(v);
+			return fail(c, EXIT_USAGE, "lock-all: no entry named '%s' in %s", c->names[i], table);
+		}
+	}
+	if (c->have_deadline) {
+		dl.set = true;
+		dl.end = opalctl_now_ms() + (uint64_t)c->deadline_s * 1000;
+	}
+	json_object_object_add(c->jout, "table", json_object_new_string(table));
+	entries = json_object_new_array();
+	json_object_object_add(c->jout, "entries", entries);
+	for (size_t i = 0; i < n; i++) {
+		json_object *o;
+
+		if (c->nnames ? !named(c, v[i].name) : v[i].noauto)
+			continue;
+		o = json_object_new_object();
+		json_object_array_add(entries, o);
+		if (lock_entry(c, &v[i], &dl, o))
+			failed++;
+		if (!c->json) {
+			lock_entry_text(c->out, o);
+			fflush(c->out);
+		}
+	}
+	free(v);
+	json_object_object_add(c->jout, "locked", json_object_new_int((int)(json_object_array_length(entries) - failed)));
+	json_object_object_add(c->jout, "failed", json_object_new_int((int)failed));
+	if (failed && c->json)
+		emit_result(c);
+	return failed ? EXIT_INCOMPLETE : 0;
+}
+
+void text_lock_all(struct ctx *c, json_object *res)
+{
+	if (!res_count(res_get(res, "entries")))
+		fprintf(c->out, "%s: no entry to lock\n", res_str(res, "table"));
 }
 
 /* The entries' lines are printed as each is done; what is left to say. */

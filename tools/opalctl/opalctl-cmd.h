@@ -209,6 +209,8 @@ int cmd_slots(struct ctx *c);
 void text_slots(struct ctx *c, json_object *res);
 int cmd_unlock_all(struct ctx *c);
 void text_unlock_all(struct ctx *c, json_object *res);
+int cmd_lock_all(struct ctx *c);
+void text_lock_all(struct ctx *c, json_object *res);
 int cmd_check_table(struct ctx *c);
 void text_check_table(struct ctx *c, json_object *res);
 
