@@ -1699,8 +1699,6 @@ static int cmd_lock_unlock(struct ctx *c, bool unlock)
 		json_object_put(arr);
 		return rc;
 	}
-	if (rc)
-		return rc;
 	k = key_of(key);
 	/* One range or --all: a list either way; a range that fails leaves those done before. */
 	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
