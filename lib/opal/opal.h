@@ -322,7 +322,11 @@ int opal_discovery0_raw(struct opal_dev *dev, uint8_t *buf, size_t cap, size_t *
 /*
  * StartSession on sp, authenticating as auth with key (auth NULL: Anybody,
  * read-only). Returns 0 and a session or an error; the session must be ended
- * with opal_end_session.
+ * with opal_end_session. The TPer's NOT_AUTHORIZED to a StartSession that
+ * authenticates is OPAL_ERR_AUTH, as Authenticate's False: the key (or the
+ * authority: disabled) was refused, and a try counted. NOT_AUTHORIZED from
+ * any later call means the authority signed in but lacks the right (its ACE
+ * does not name it): no try is counted for that.
  */
 int opal_start_session(struct opal_dev *dev, const opal_uid *sp, const opal_uid *auth,
 		       const struct opal_key *key, bool write, struct opal_session **out);

@@ -406,6 +406,9 @@ int opal_start_session(struct opal_dev *dev, const opal_uid *sp, const opal_uid 
 	 */
 	if (rc == OPAL_ST_SP_BUSY && dev->reset_on_busy && !opal_stack_reset(dev))
 		rc = start_session_once(dev, sp, auth, key, write, out);
+	/* Authentication refused, told apart from a right the authority lacks. */
+	if (rc == OPAL_ST_NOT_AUTHORIZED && auth && key)
+		rc = OPAL_ERR_AUTH;
 	return rc;
 }
 

@@ -37,7 +37,11 @@ check "$KNAME: the owner locks range 1" \
 	opalctl lock "$KDEV" -k "$D/owner" --user 2 --range 1 --transport $KT
 locked "range 1 unreadable while locked"
 opalctl unlock "$KDEV" -k "$D/admin" --range 1 --transport $KT 2>"$D/err"
-expect_eq "$KNAME: Admin1 may not unlock the owner's range (exit 4)" 4 $?
+_rc=$?
+# Our protocol code tells "not authorized" (14: Admin1's key is right, the
+# range is the owner's) from a wrong key (4); the kernel's ioctls cannot.
+if [ "$KT" = ioctl ]; then _want=4; else _want=14; fi
+expect_eq "$KNAME: Admin1 may not unlock the owner's range (exit $_want)" $_want $_rc
 check "$KNAME: the owner unlocks range 1" \
 	opalctl unlock "$KDEV" -k "$D/owner" --user 2 --range 1 --transport $KT
 expect_eq "data intact after the owner's lock and unlock" "$WANT" "$(read_sum)"

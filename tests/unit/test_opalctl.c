@@ -838,9 +838,17 @@ static void test_users_and_access(void **state)
 			 EXIT_OK);
 	assert_int_equal(run(f, NULL, "user-key", f->drive, "-k", f->key, "--user", "2",
 			     "--new-keyfile", f->key2, NULL), EXIT_OK);
-	/* Not granted yet: the user authenticates but may not lock range 1. */
+	/* Not granted yet: the user authenticates but may not lock range 1 (not a wrong key). */
 	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key2, "--user", "2", "--range", "1",
+			     NULL), EXIT_DENIED);
+	assert_non_null(strstr(f->err, "not authorized: the key was accepted, but this authority may not do it"));
+	assert_non_null(strstr(f->err, "no try was used"));
+	assert_null(strstr(f->err, "wrong key"));
+	/* A wrong key is told apart: exit 4, and it says each one uses a try. */
+	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key, "--user", "2", "--range", "1",
 			     NULL), EXIT_AUTH);
+	assert_non_null(strstr(f->err, "authentication failed"));
+	assert_non_null(strstr(f->err, "each wrong key uses up one of the authority's tries"));
 	assert_int_equal(run(f, NULL, "grant", f->drive, "-k", f->key, "--user", "2", "--range",
 			     "1", NULL), EXIT_OK);
 	assert_int_equal(run(f, NULL, "--json", "access", f->drive, "-k", f->key, NULL), EXIT_OK);
@@ -886,12 +894,12 @@ static void test_users_and_access(void **state)
 	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key, "--all", "--range", "1", NULL),
 			 EXIT_USAGE);
 	/* Not the global range, and Admin1 keeps its own control of range 1. */
-	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key2, "--user", "2", NULL), EXIT_AUTH);
+	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key2, "--user", "2", NULL), EXIT_DENIED);
 	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key, "--range", "1", NULL), EXIT_OK);
 	assert_int_equal(run(f, NULL, "revoke", f->drive, "-k", f->key, "--user", "2", "--range",
 			     "1", NULL), EXIT_OK);
 	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key2, "--user", "2", "--range",
-			     "1", NULL), EXIT_AUTH);
+			     "1", NULL), EXIT_DENIED);
 	assert_int_equal(run(f, NULL, "user-disable", f->drive, "-k", f->key, "--user", "2", NULL),
 			 EXIT_OK);
 	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key2, "--user", "2", "--range",
@@ -1427,9 +1435,9 @@ static void test_setup_sum(void **state)
 	assert_int_equal(run(f, NULL, "lock", f->drive, "-k", f->key2, "--user", "2", "--range", "1",
 			     NULL), EXIT_OK);
 	assert_int_equal(read_block(f, 600, back), SEDSIM_IO_LOCKED);
-	/* Admin1 may not unlock the owner's range. */
+	/* Admin1 may not unlock the owner's range: its key is right, the right is the owner's. */
 	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, "--range", "1", NULL),
-			 EXIT_AUTH);
+			 EXIT_DENIED);
 	assert_int_equal(read_block(f, 600, back), SEDSIM_IO_LOCKED);
 	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key2, "--user", "2", "--range",
 			     "1", NULL), EXIT_OK);
@@ -1808,6 +1816,42 @@ static void test_keygen_passphrase(void **state)
 	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_OK);
 }
 
+/*
+ * A slot's key that is right for a user the range is not granted to: not
+ * a wrong key (no try counted, exit 14 from lock and unlock), and at boot
+ * the entry falls back to the recovery key as for a refused key.
+ */
+static void test_not_authorized(void **state)
+{
+	struct fx *f = *state;
+	char tab[128], askpass[128], script[256];
+	uint8_t back[SEDSIM_BLOCK];
+
+	assert_int_equal(run(f, NULL, "keygen", f->key, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "keygen", f->key2, NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--global", NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "user-enable", f->drive, "-k", f->key, "--user", "4", NULL),
+			 EXIT_OK);
+	assert_int_equal(run(f, NULL, "user-key", f->drive, "-k", f->key, "--user", "4",
+			     "--new-keyfile", f->key2, NULL), EXIT_OK);
+	power_cycle(f);
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key2, "--user", "4", NULL),
+			 EXIT_DENIED);
+	assert_non_null(strstr(f->err, "no try was used"));
+	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_LOCKED);
+	snprintf(tab, sizeof(tab), "%s/opaltab", f->dir);
+	snprintf(askpass, sizeof(askpass), "%s/askpass", f->dir);
+	snprintf(script, sizeof(script), "#!/bin/sh\ncat '%s'\n", f->key);
+	write_file(askpass, script, strlen(script));
+	assert_int_equal(chmod(askpass, 0700), 0);
+	write_table(f, tab, "data %s 0 keyfile:%s user=4,transport=sedsim\n", f->drive, f->key2);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", askpass, NULL),
+			 EXIT_OK);
+	assert_non_null(strstr(f->err, "User4 may not unlock range 0 (the key was right"));
+	assert_non_null(strstr(f->out, "(passphrase, Admin1"));
+	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_OK);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1841,6 +1885,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_setup_lock_on_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_matches_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keygen_passphrase, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_authorized, setup, teardown),
 	};
 
 	if (argc != 2) {

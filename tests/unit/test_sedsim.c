@@ -117,9 +117,9 @@ static void test_session_auth(void **state)
 	size_t n;
 
 	own_and_activate(f);
-	/* Wrong key at StartSession: NOT_AUTHORIZED, no session. */
+	/* Wrong key at StartSession: the TPer says NOT_AUTHORIZED (OPAL_ERR_AUTH), no session. */
 	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_ADMINSP, &OPAL_UID_SID, &BAD, true, &s),
-			 OPAL_ST_NOT_AUTHORIZED);
+			 OPAL_ERR_AUTH);
 	assert_null(s);
 	/* Authenticate inside an anonymous session: False, then True. */
 	assert_int_equal(opal_start_session(f->dev, &OPAL_UID_LOCKINGSP, NULL, NULL, false, &s), 0);
@@ -175,7 +175,7 @@ static void test_global_lock_unlock_io(void **state)
 	assert_true(d.locking_flags & OPAL_LF_LOCKED);
 
 	assert_int_equal(opal_lock_unlock(f->dev, 0, &BAD, 0, OPAL_UNLOCKED_RW),
-			 OPAL_ST_NOT_AUTHORIZED);
+			 OPAL_ERR_AUTH);
 	assert_int_equal(sedsim_read(f->sim, 100, 8, back), SEDSIM_IO_LOCKED);
 
 	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 0, OPAL_UNLOCKED_RO), 0);
@@ -309,7 +309,7 @@ static void test_lockout(void **state)
 	own_and_activate(f);
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(opal_lock_unlock(f->dev, 0, &BAD, 0, OPAL_UNLOCKED_RW),
-				 OPAL_ST_NOT_AUTHORIZED);
+				 OPAL_ERR_AUTH);
 	/* Tries are not Anybody's to read (ACE_C_PIN_Admins_Get_All_NOPIN)... */
 	assert_int_equal(opal_tries_left(f->dev, &OPAL_UID_LOCKINGSP, &c, &tries, &limit),
 			 OPAL_ST_NOT_AUTHORIZED);
@@ -333,7 +333,7 @@ static void test_lockout(void **state)
 	assert_int_equal(opal_end_session(s), 0);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(opal_lock_unlock(f->dev, 1, &BAD, 0, OPAL_UNLOCKED_RW),
-				 OPAL_ST_NOT_AUTHORIZED);
+				 OPAL_ERR_AUTH);
 	assert_int_equal(opal_admin1_session(f->dev, &KEY, &s), 0);
 	assert_int_equal(opal_get_column_uint(s, &cu1, OPAL_COL_TRIES, &tries), 0);
 	assert_int_equal(tries, 3);
@@ -343,7 +343,7 @@ static void test_lockout(void **state)
 			 OPAL_ST_AUTHORITY_LOCKED_OUT);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(opal_lock_unlock(f->dev, 0, &BAD, 0, OPAL_UNLOCKED_RW),
-				 OPAL_ST_NOT_AUTHORIZED);
+				 OPAL_ERR_AUTH);
 	/* Locked out: even the right key fails until a power cycle. */
 	assert_int_equal(opal_lock_unlock(f->dev, 0, &KEY, 0, OPAL_UNLOCKED_RW),
 			 OPAL_ST_AUTHORITY_LOCKED_OUT);
@@ -381,7 +381,7 @@ static void test_no_try_limit(void **state)
 	assert_int_equal(opal_activate_locking_sp(dev, &KEY), 0);
 	for (int i = 0; i < 12; i++)
 		assert_int_equal(opal_lock_unlock(dev, 0, &BAD, 0, OPAL_UNLOCKED_RW),
-				 OPAL_ST_NOT_AUTHORIZED);
+				 OPAL_ERR_AUTH);
 	assert_int_equal(opal_admin1_session(dev, &KEY, &s), 0);
 	assert_int_equal(opal_get_column_uint(s, &c, OPAL_COL_TRY_LIMIT, &limit), 0);
 	assert_int_equal(limit, 0);
@@ -770,7 +770,7 @@ static void test_datastore_random(void **state)
 	assert_int_equal(opal_datastore_write(f->dev, &KEY, 100, in, sizeof(in)), 0);
 	assert_int_equal(opal_datastore_read(f->dev, &KEY, 100, out, sizeof(out)), 0);
 	assert_memory_equal(in, out, sizeof(in));
-	assert_int_equal(opal_datastore_read(f->dev, &BAD, 100, out, 10), OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_datastore_read(f->dev, &BAD, 100, out, 10), OPAL_ERR_AUTH);
 	assert_int_equal(opal_datastore_write(f->dev, &KEY, SEDSIM_DATASTORE_SIZE - 1, in, 2),
 			 OPAL_ST_INVALID_PARAMETER);
 	assert_int_equal(opal_random(f->dev, r1, sizeof(r1)), 0);
@@ -804,7 +804,7 @@ static void test_reverts(void **state)
 	assert_memory_not_equal(ds, "secretsecret", 12);
 
 	/* Revert as SID with a wrong key fails; with the right one, factory state. */
-	assert_int_equal(opal_revert_tper(f->dev, &BAD), OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_revert_tper(f->dev, &BAD), OPAL_ERR_AUTH);
 	assert_int_equal(opal_revert_tper(f->dev, &KEY), 0);
 	assert_int_equal(opal_take_ownership(f->dev, &KEY), 0);	/* SID = MSID again */
 
@@ -814,7 +814,7 @@ static void test_reverts(void **state)
 	assert_int_equal(sedsim_read_psid(f->dir, psid, sizeof(psid)), 0);
 	pk.data = (const uint8_t *)psid;
 	pk.len = strlen(psid);
-	assert_int_equal(opal_psid_revert(f->dev, &BAD), OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_psid_revert(f->dev, &BAD), OPAL_ERR_AUTH);
 	assert_int_equal(opal_psid_revert(f->dev, &pk), 0);
 	assert_int_equal(opal_locking_sp_lifecycle(f->dev, &lc), 0);
 	assert_int_equal(lc, OPAL_LIFECYCLE_MANUFACTURED_INACTIVE);
@@ -1963,7 +1963,7 @@ static void test_nvme_seam(void **state)
 	assert_true(d.opal2);
 	assert_int_equal(opal_take_ownership(nv, &KEY), 0);
 	assert_int_equal(opal_activate_locking_sp(nv, &KEY), 0);
-	assert_int_equal(opal_lock_unlock(nv, 0, &BAD, 0, OPAL_LOCKED), OPAL_ST_NOT_AUTHORIZED);
+	assert_int_equal(opal_lock_unlock(nv, 0, &BAD, 0, OPAL_LOCKED), OPAL_ERR_AUTH);
 	assert_int_equal(opal_dev_serial(nv, serial), 0);
 	assert_memory_equal(serial, "TESTSERIAL01        ", OPAL_SERIAL_MAX);
 	assert_true(seam_calls > 10);

@@ -316,7 +316,7 @@ static void print_opt(FILE *o, enum opalctl_opt id, const char *help)
 static const char exit_codes[] =
 	"Exit codes: 0 ok, 1 usage, 2 device, 3 unsupported, 4 authentication failed,\n"
 	"5 locked out, 6 drive refused, 7 key file, 8 timeout, 9 protocol, 10 refused,\n"
-	"11 some unlock-all entries failed, 12 unlock table, 13 clevis could not seal\n";
+	"11 some entries failed, 12 unlock table, 13 clevis could not seal, 14 not authorized\n";
 
 static void usage(FILE *o)
 {

@@ -1242,8 +1242,10 @@ static int unlock_entry(struct ctx *c, const struct opaltab_entry *e, const stru
 			was_prompt = used == OPALTAB_KEY_PROMPT;
 			if (rc == EXIT_AUTH && was_prompt)
 				refused++;
-			if ((rc != EXIT_AUTH && rc != EXIT_LOCKED_OUT) || !can_prompt ||
-			    (was_prompt && (rc == EXIT_LOCKED_OUT || refused >= e->prompt_tries))) {
+			/* A key refused, or a user the range is not granted to: ask for the recovery key. */
+			if ((rc != EXIT_AUTH && rc != EXIT_LOCKED_OUT && rc != EXIT_DENIED) ||
+			    !can_prompt || (was_prompt && (rc == EXIT_LOCKED_OUT || rc == EXIT_DENIED ||
+							   refused >= e->prompt_tries))) {
 				if (was_prompt && rc == EXIT_AUTH)
 					fprintf(c->err, "opalctl: %s: %u passphrase%s refused, %u of %s's tries used: not asking again (prompt-tries=%u)\n",
 						e->name, refused, refused == 1 ? "" : "s", refused, auth,
@@ -1254,10 +1256,14 @@ static int unlock_entry(struct ctx *c, const struct opaltab_entry *e, const stru
 				fprintf(c->err, "opalctl: %s: passphrase refused (%u of %u; each uses one of %s's tries)\n",
 					e->name, refused, e->prompt_tries, auth);
 			} else {
-				fprintf(c->err, "opalctl: %s: the drive refused the %s key for %s%s: asking for the recovery key\n",
-					e->name, key_kind_name(used), auth,
-					used == OPALTAB_KEY_CLEVIS ?
-					" (a stale JWE? the slot was unbound or rebound after this initramfs was made)" : "");
+				if (rc == EXIT_DENIED)
+					fprintf(c->err, "opalctl: %s: %s may not unlock range %s (the key was right: `opalctl grant` gives it the range): asking for the recovery key\n",
+						e->name, auth, ranges);
+				else
+					fprintf(c->err, "opalctl: %s: the drive refused the %s key for %s%s: asking for the recovery key\n",
+						e->name, key_kind_name(used), auth,
+						used == OPALTAB_KEY_CLEVIS ?
+						" (a stale JWE? the slot was unbound or rebound after this initramfs was made)" : "");
 				fetch_stop(&fetch);	/* its key is the one refused */
 			}
 			have_key = false;

@@ -121,8 +121,8 @@ int exit_for(int rc)
 static const char *hint_for(int rc)
 {
 	switch (rc) {
-	case OPAL_ST_NOT_AUTHORIZED:
-	case OPAL_ERR_AUTH: return "check the key file (and --hash), and that this authority may do it (`opalctl access`); each wrong key uses up one of the authority's tries";
+	case OPAL_ST_NOT_AUTHORIZED: return "check the key file (and --hash), and that this authority may do it (`opalctl access`); each wrong key uses up one of the authority's tries";
+	case OPAL_ERR_AUTH: return "check the key file (and --hash) and that the authority is enabled; each wrong key uses up one of the authority's tries";
 	case OPAL_ST_AUTHORITY_LOCKED_OUT: return "power-cycle the drive, then retry with the right key";
 	case OPAL_ERR_TRANSPORT: return "check the device path and permissions (root?)";
 	case OPAL_ERR_TIMEOUT: return "check the drive and its connection, then retry";
@@ -140,6 +140,15 @@ int fail_opal(struct ctx *c, const char *what, int rc, const opal_uid *sp,
 		     const opal_uid *cpin)
 {
 	char tries[96] = "";
+
+	/*
+	 * Our protocol code tells a refused key (OPAL_ERR_AUTH) from a right
+	 * the authority lacks (NOT_AUTHORIZED after it signed in); the kernel's
+	 * ioctls give NOT_AUTHORIZED for both.
+	 */
+	if (rc == OPAL_ST_NOT_AUTHORIZED && c->dev && strcmp(c->dev->be.ops->name, "kernel"))
+		return fail(c, EXIT_DENIED, "%s: not authorized: the key was accepted, but this authority may not do it (`opalctl access` shows who may lock and unlock each range; `opalctl grant` gives a user a range); no try was used",
+			    what);
 
 	if ((rc == OPAL_ST_NOT_AUTHORIZED || rc == OPAL_ERR_AUTH) && sp && cpin && c->dev->opal) {
 		uint64_t left, limit;

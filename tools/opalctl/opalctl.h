@@ -24,6 +24,7 @@ enum opalctl_exit {
 	EXIT_INCOMPLETE = 11,	/* unlock-all: some required entries were not unlocked */
 	EXIT_TABLE = 12,	/* the unlock table is missing, unreadable or has bad entries */
 	EXIT_CLEVIS = 13,	/* clevis could not seal the key (its server, TPM or config) */
+	EXIT_DENIED = 14,	/* the key was right, the authority may not do it (no try used) */
 };
 
 struct secret {
