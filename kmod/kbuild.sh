@@ -5,7 +5,7 @@
 set -eu
 kver=$1 src=$2 out=$3
 shift 3
-kdir=/lib/modules/$kver/build
+kdir=${KDIR:-/lib/modules/$kver/build}
 if [ ! -f "$kdir/Makefile" ]; then
 	echo "kbuild: no headers for $kver in $kdir: run scripts/bootstrap" >&2
 	exit 1

@@ -108,11 +108,12 @@ def file_digest(h, path):
 			h.update(chunk)
 
 
-def module_plan(kver, names):
+def module_plan(kver, names, modroot='/'):
 	"""Map of relative module path (as installed) for names and their deps."""
 	paths = []
 	for name in names:
-		r = subprocess.run(['modprobe', '-S', kver, '--show-depends', name],
+		r = subprocess.run(['modprobe', '-d', modroot, '-S', kver,
+				    '--show-depends', name],
 				   capture_output=True, text=True)
 		if r.returncode != 0:
 			raise BuildError(f'module {name} not found for {kver}: '
@@ -151,7 +152,7 @@ def engine_modules(module_ko):
 		      if f.startswith('xts_offload_') and f.endswith('.ko'))
 
 
-def inputs_key(kver, module_ko, guest_exes, host_bins):
+def inputs_key(kver, module_ko, guest_exes, host_bins, modroot='/'):
 	h = hashlib.sha256()
 	for f in ('initramfs.py', 'modules.txt', 'host-binaries.txt'):
 		file_digest(h, os.path.join(HERE, f))
@@ -159,8 +160,8 @@ def inputs_key(kver, module_ko, guest_exes, host_bins):
 	for f in ([module_ko] + engine_modules(module_ko) + list(guest_exes) + list(host_bins) +
 		  [which('busybox')]):
 		file_digest(h, f)
-	st = os.stat(f'/lib/modules/{kver}/modules.dep')
-	h.update(b'%d %d' % (st.st_mtime_ns, st.st_size))
+	st = os.stat(os.path.join(modroot, f'lib/modules/{kver}/modules.dep'))
+	h.update(b'%d %d %s' % (st.st_mtime_ns, st.st_size, modroot.encode()))
 	return h.hexdigest()
 
 
@@ -176,8 +177,11 @@ def copy_into(root, src, dest=None):
 	return dest
 
 
-def install_modules(root, kver, module_ko):
+def install_modules(root, kver, module_ko, modroot='/'):
+	"""modroot: where lib/modules/KVER is (a kernel installed aside with
+	make modules_install INSTALL_MOD_PATH=modroot; default the host's)."""
 	mdir = f'/lib/modules/{kver}'
+	hostmdir = os.path.join(modroot, mdir.lstrip('/'))
 	names = read_list(os.path.join(HERE, 'modules.txt'))
 	# What the core and the engine modules need of the kernel's own; the
 	# engines' dependency on the core is ours.
@@ -186,8 +190,8 @@ def install_modules(root, kver, module_ko):
 		r = subprocess.run(['modinfo', '-F', 'depends', ko],
 				   capture_output=True, text=True, check=True)
 		names += [d for d in r.stdout.strip().split(',') if d and d not in ours and d not in names]
-	for path in module_plan(kver, names):
-		rel = os.path.relpath(path, mdir)
+	for path in module_plan(kver, names, modroot):
+		rel = os.path.relpath(path, hostmdir)
 		for ext, unpack in (('.xz', lzma.decompress), ('.zst', None)):
 			if rel.endswith(ext):
 				rel = rel[:-len(ext)]
@@ -210,8 +214,8 @@ def install_modules(root, kver, module_ko):
 	for ko in engine_modules(module_ko):
 		copy_into(root, ko, f'{mdir}/extra/{os.path.basename(ko)}')
 	for f in ('modules.order', 'modules.builtin', 'modules.builtin.modinfo'):
-		if os.path.exists(f'{mdir}/{f}'):
-			copy_into(root, f'{mdir}/{f}')
+		if os.path.exists(f'{hostmdir}/{f}'):
+			copy_into(root, f'{hostmdir}/{f}', f'{mdir}/{f}')
 	# The host's modules.order names .ko.xz files; ours are unpacked.
 	order = os.path.join(root, mdir.lstrip('/'), 'modules.order')
 	if os.path.exists(order):
@@ -234,9 +238,9 @@ def install_busybox(root):
 		os.symlink('/bin/busybox', dest)
 
 
-def build_base(out, kver, module_ko, guest_exes):
+def build_base(out, kver, module_ko, guest_exes, modroot='/'):
 	host_bins = [which(n) for n in read_list(os.path.join(HERE, 'host-binaries.txt'))]
-	key = inputs_key(kver, module_ko, guest_exes, host_bins)
+	key = inputs_key(kver, module_ko, guest_exes, host_bins, modroot)
 	stamp = out + '.key'
 	if os.path.exists(out) and os.path.exists(stamp):
 		with open(stamp) as fh:
@@ -248,7 +252,7 @@ def build_base(out, kver, module_ko, guest_exes):
 		  'usr/bin', 'usr/sbin', 'bin', 'sbin', 'var/lock'):
 		os.makedirs(os.path.join(root, d), exist_ok=True)
 	install_busybox(root)
-	install_modules(root, kver, module_ko)
+	install_modules(root, kver, module_ko, modroot)
 	for b in host_bins:
 		copy_into(root, b)
 	for exe in guest_exes:

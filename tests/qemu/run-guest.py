@@ -67,7 +67,10 @@ FIRMWARE = re.compile(r'^(SeaBIOS|iPXE|Booting from|Machine UUID|Press Ctrl-B|'
 KERNEL_TROUBLE = re.compile(r'(Kernel panic|BUG:|Oops|WARNING:|'
 			    r'general protection fault|Call Trace:|'
 			    r'blocked for more than|UBSAN:|KASAN:|'
-			    r'kernel tried to execute|watchdog: BUG)')
+			    r'kernel tried to execute|watchdog: BUG|'
+			    # the debug kernel's checks (scripts/debug-kernel)
+			    r'sleeping function called|INFO: trying to register|'
+			    r'new suspected memory leak|ODEBUG:)')
 KERNEL_LINE = re.compile(r'^\[\s*\d+\.\d+\]')
 TAP_RESULT = re.compile(r'^(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?(.*)$')
 TAP_PLAN = re.compile(r'^1\.\.(\d+)')
@@ -411,7 +414,8 @@ def run(args):
 		fcntl.flock(lock, fcntl.LOCK_EX)
 		t0 = time.monotonic()
 		try:
-			rebuilt = initramfs.build_base(base, kver, module, args.guest_exe)
+			rebuilt = initramfs.build_base(base, kver, module, args.guest_exe,
+						       args.modules_root)
 		except (initramfs.BuildError, subprocess.CalledProcessError) as e:
 			die(f'initramfs for {kver}: {e}')
 		built = time.monotonic() - t0
@@ -629,6 +633,9 @@ def main():
 	p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
 	p.add_argument('--kver', required=True, help='kernel release to boot')
 	p.add_argument('--kernel', help='kernel image (default /boot/vmlinuz-KVER)')
+	p.add_argument('--modules-root', default='/',
+		       help='where lib/modules/KVER is, for a kernel installed '
+		       'aside (scripts/debug-kernel; default /)')
 	p.add_argument('--module', required=True,
 		       help='xts_offload.ko, or the directory that holds it')
 	p.add_argument('--cache-dir', required=True,
