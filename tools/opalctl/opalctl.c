@@ -12,9 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <linux/fs.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -23,6 +21,7 @@
 
 #include "opal.h"
 #include "opal-drive-id.h"
+#include "opal-lock.h"
 #include "opalctl-cmd.h"
 
 #define KEYGEN_BYTES 32
@@ -712,21 +711,16 @@ int refuse_in_use_range(struct ctx *c, unsigned who, const struct opal_key *k, u
 			const char *what)
 {
 	opal_uid cpin = who ? opal_uid_c_pin_user(who) : opal_uid_c_pin_admin(1);
-	struct opal_range r;
-	char why[PATH_MAX + 64];
+	char why[OPAL_LOCK_WHY_MAX];
 	int rc;
 
-	/* Nothing on the drive in use: no need to ask the drive where the range is. */
-	if (c->force || opal_drive_in_use(c->devpath, 0, 0, why, sizeof(why)) != 1)
+	if (c->force)
 		return 0;
-	if (!range)
-		return refuse_in_use(c, 0, 0, what);
-	rc = c->dev->be.ops->range_read(&c->dev->be, who, k, range, &r);
-	if (rc == OPAL_ERR_AUTH || rc == OPAL_ST_NOT_AUTHORIZED || rc == OPAL_ST_AUTHORITY_LOCKED_OUT)
-		return fail_opal(c, what, rc, &OPAL_UID_LOCKINGSP, &cpin);
-	if (rc)
-		return refuse_in_use(c, 0, 0, what);	/* where it is is unknown */
-	return r.length ? refuse_in_use(c, r.start, r.length, what) : 0;
+	rc = opal_range_in_use(&c->dev->be, who, k, range, c->devpath, why, sizeof(why));
+	if (rc == 1)
+		return fail(c, EXIT_REFUSED, "%s: %s, and %s would pull the data from under it: unmount it or close what holds it first (or add --force)",
+			    c->cmd, why, what);
+	return rc ? fail_opal(c, what, rc, &OPAL_UID_LOCKINGSP, &cpin) : 0;
 }
 
 /*
@@ -938,215 +932,91 @@ void text_setup(struct ctx *c, json_object *res)
 }
 
 /* The disks behind a controller: namespaces whose subsystem is the controller's. */
-static void reread_nvme_ctrl(struct ctx *c, const char *ctrl)
+/* One disk's re-read, as opal_reread_partitions reports it. */
+static void reread_report(void *arg, const char *disk, int rc, bool uevent)
 {
-	char path[512], nqn[256], dnqn[256];
-	DIR *d;
-	struct dirent *e;
-	FILE *f;
+	struct ctx *c = arg;
 
-	snprintf(path, sizeof(path), "/sys/class/nvme/%s/subsysnqn", ctrl);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	if (!fgets(nqn, sizeof(nqn), f))
-		nqn[0] = 0;
-	fclose(f);
-	d = opendir("/sys/class/block");
-	if (!d || !nqn[0]) {
-		if (d)
-			closedir(d);
-		return;
+	if (!rc) {
+		if (c->verbose)
+			fprintf(c->err, "opalctl: %s: partition table re-read\n", disk);
+	} else if (rc == -EBUSY && uevent) {
+		warn(c, "%s: partition table not re-read (busy: a partition is in use); udev told to look at the disk and its partitions again",
+		     disk);
+	} else {
+		warn(c, "%s: partition table not re-read: %s (in use? run `partprobe %s`)", disk,
+		     strerror(-rc), disk);
 	}
-	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, "nvme", 4))
-			continue;
-		snprintf(path, sizeof(path), "/sys/class/block/%s/partition", e->d_name);
-		if (!access(path, F_OK))
-			continue;
-		snprintf(path, sizeof(path), "/sys/class/block/%s/device/subsysnqn", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(dnqn, sizeof(dnqn), f) && !strcmp(dnqn, nqn)) {
-			snprintf(path, sizeof(path), "/dev/%s", e->d_name);
-			reread_partitions(c, path);
-		}
-		fclose(f);
-	}
-	closedir(d);
-}
-
-/*
- * A "change" uevent for a disk and each of its partitions: udev probes
- * their contents again (file system UUIDs, LUKS headers, LVM), which a
- * range that was locked hid, when the kernel cannot re-read the partition
- * table because a partition is in use. True when the disk took it.
- */
-static bool uevent_change(const char *disk)
-{
-	char path[600], dir[300];
-	struct dirent *e;
-	bool sent = false;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "/sys/class/block/%s", disk);
-	d = opendir(dir);
-	if (!d)
-		return false;
-	while ((e = readdir(d))) {
-		FILE *f;
-
-		/* The disk itself, and its partitions: sda1, nvme0n1p1. */
-		if (strcmp(e->d_name, ".") && strncmp(e->d_name, disk, strlen(disk)))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/uevent", dir, e->d_name);
-		f = fopen(path, "w");
-		if (f) {
-			bool ok = fputs("change", f) >= 0;
-
-			ok = !fclose(f) && ok;
-			sent |= ok && !strcmp(e->d_name, ".");
-		}
-	}
-	closedir(d);
-	return sent;
 }
 
 void reread_partitions(struct ctx *c, const char *path)
 {
-	struct stat st;
-	const char *base = strrchr(path, '/');
-	unsigned n;
-	char tail;
-	int fd;
-
-	if (stat(path, &st))
-		return;
-	base = base ? base + 1 : path;
-	if (S_ISCHR(st.st_mode) && sscanf(base, "nvme%u%c", &n, &tail) == 1) {
-		reread_nvme_ctrl(c, base);
-		return;
-	}
-	if (!S_ISBLK(st.st_mode))
-		return;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		warn(c, "%s: cannot open to re-read its partitions: %s", path, strerror(errno));
-		return;
-	}
-	/* EINVAL: a partition, not a whole disk; nothing to re-read. */
-	if (ioctl(fd, BLKRRPART) && errno != EINVAL) {
-		int e = errno;
-
-		if (e == EBUSY && uevent_change(base))
-			warn(c, "%s: partition table not re-read (busy: a partition is in use); udev told to look at the disk and its partitions again",
-			     path);
-		else
-			warn(c, "%s: partition table not re-read: %s (in use? run `partprobe %s`)", path,
-			     strerror(e), path);
-	} else if (c->verbose)
-		fprintf(c->err, "opalctl: %s: partition table re-read\n", path);
-	close(fd);
-}
-
-/*
- * After a lock: did the range really lock? A range whose locking is not
- * enabled, or that has no LBAs, ignores ReadLocked/WriteLocked.
- */
-static int verify_locked(struct ctx *c, const struct opal_range *r)
-{
-	if (r->n && !r->length)
-		return fail(c, EXIT_DRIVE, "lock: range %u is not configured (no LBAs): nothing was locked: set it up with `opalctl setup --range %u`",
-			    r->n, r->n);
-	if (!r->read_lock_enabled && !r->write_lock_enabled)
-		return fail(c, EXIT_DRIVE, "lock: range %u does not lock: read and write locking are not enabled on it: run `opalctl setup`",
-			    r->n);
-	if (!r->read_lock_enabled || !r->write_lock_enabled)
-		return fail(c, EXIT_DRIVE, "lock: range %u stays %s: %s locking is not enabled on it: run `opalctl setup`",
-			    r->n, r->read_lock_enabled ? "writable" : "readable",
-			    r->read_lock_enabled ? "write" : "read");
-	if (!r->read_locked || !r->write_locked)
-		return fail(c, EXIT_DRIVE, "lock: range %u reads back unlocked after the lock: check the drive",
-			    r->n);
-	return 0;
-}
-
-/*
- * Unlock with the shadow MBR enabled: set Done, or the drive keeps showing
- * the shadow image over LBA 0. Through the kernel only as Admin1 (its
- * IOC_OPAL_MBR_DONE always authenticates as Admin1: a user's key there
- * would burn one of Admin1's tries).
- */
-static void mbr_done_after_unlock(struct ctx *c, const struct opal_key *k)
-{
-	struct opal_discovery d;
-	int rc;
-
-	if (c->keep_mbr)
-		return;
-	rc = c->dev->be.ops->discovery(&c->dev->be, &d);
-	if (rc || !(d.locking_flags & OPAL_LF_MBR_ENABLED) || (d.locking_flags & OPAL_LF_MBR_DONE))
-		return;
-	rc = c->dev->be.ops->mbr_control(&c->dev->be, (unsigned)c->user, k, -1, 1);
-	if (rc)
-		warn(c, "the shadow MBR is enabled and still shown (MBR Done not set: %s): run `opalctl mbr --done` with the Admin1 key",
-		     opal_strerror(rc));
-	else if (c->verbose)
-		fprintf(c->err, "opalctl: shadow MBR Done set\n");
+	opal_reread_partitions(path, reread_report, c);
 }
 
 int opalctl_lock_unlock(struct ctx *c, const struct opal_key *key, bool unlock, json_object *res)
 {
-	struct opal_key k = *key;
-	enum opal_lock_state st = !unlock ? OPAL_LOCKED :
-				  c->read_only ? OPAL_UNLOCKED_RO : OPAL_UNLOCKED_RW;
 	unsigned range = c->range < 0 ? 0 : (unsigned)c->range;
-	const struct opal_backend *be = &c->dev->be;
+	struct opal_lock_request rq = {
+		.who = (unsigned)c->user, .range = range, .save = c->save,
+		.keep_mbr = c->keep_mbr, .force = c->force, .devpath = c->devpath,
+		.state = !unlock ? OPAL_LOCKED : c->read_only ? OPAL_UNLOCKED_RO : OPAL_UNLOCKED_RW,
+	};
 	opal_uid cpin = c->user ? opal_uid_c_pin_user((unsigned)c->user) : opal_uid_c_pin_admin(1);
-	struct opal_range r;
-	bool have_r = false;
+	const struct opal_range *r;
+	struct opal_lock_result lr;
 	char what[96];
-	int rc, vr = OPAL_ERR_UNSUPPORTED;
+	int rc;
 
-	if (c->save && !unlock)
-		return fail(c, EXIT_USAGE, "lock: --save applies to unlock only (a lock through the kernel always replaces its saved state)");
-	if (c->save && !be->ops->can_save)
-		return fail(c, EXIT_UNSUPPORTED, "unlock --save: only the kernel can keep the key for S3 resume: use --transport ioctl on the block device");
 	snprintf(what, sizeof(what), "%s range %u", unlock ? "unlock" : "lock", range);
-	if (!unlock) {
-		rc = refuse_in_use_range(c, (unsigned)c->user, &k, range, "locking the range");
-		if (rc)
-			return rc;
-	}
-	/*
-	 * The kernel replays the state saved for a range on resume from S3:
-	 * a lock replaces a saved unlock, or resume would undo it.
-	 */
-	rc = be->ops->lock_unlock(&c->dev->be, (unsigned)c->user, &k, range, st,
-				  unlock ? c->save : be->ops->can_save, unlock ? NULL : &r, &vr);
-	have_r = !vr;
-	if (!rc && unlock)
-		mbr_done_after_unlock(c, &k);
-	if (rc)
+	rc = opal_lock_control(&c->dev->be, key, &rq, &lr);
+	r = &lr.range;
+	switch (rc ? lr.step : OPAL_LOCK_DONE) {
+	case OPAL_LOCK_DONE:
+		break;
+	case OPAL_LOCK_IN_USE:
+		return fail(c, EXIT_REFUSED, "%s: %s, and locking the range would pull the data from under it: unmount it or close what holds it first (or add --force)",
+			    c->cmd, lr.in_use);
+	case OPAL_LOCK_NO_SAVE:
+		return fail(c, EXIT_UNSUPPORTED, "unlock --save: only the kernel can keep the key for S3 resume: use --transport ioctl on the block device");
+	case OPAL_LOCK_SPAN:
+	case OPAL_LOCK_SET:
 		return fail_opal(c, what, rc, &OPAL_UID_LOCKINGSP, &cpin);
-	if (!unlock && have_r) {
-		rc = verify_locked(c, &r);
-		if (rc)
-			return rc;
-	} else if (!unlock) {
-		warn(c, "range %u: lock sent but not verified: %s may not read the range (%s)", range,
-		     c->user ? "this user" : "Admin1", opal_strerror(vr));
+	case OPAL_LOCK_NOT_LOCKED:
+		switch (lr.check) {
+		case OPAL_LOCK_CHECK_NO_LBAS:
+			return fail(c, EXIT_DRIVE, "lock: range %u is not configured (no LBAs): nothing was locked: set it up with `opalctl setup --range %u`",
+				    r->n, r->n);
+		case OPAL_LOCK_CHECK_NOT_ENABLED:
+			return fail(c, EXIT_DRIVE, "lock: range %u does not lock: read and write locking are not enabled on it: run `opalctl setup`",
+				    r->n);
+		case OPAL_LOCK_CHECK_HALF:
+			return fail(c, EXIT_DRIVE, "lock: range %u stays %s: %s locking is not enabled on it: run `opalctl setup`",
+				    r->n, r->read_lock_enabled ? "writable" : "readable",
+				    r->read_lock_enabled ? "write" : "read");
+		default:
+			return fail(c, EXIT_DRIVE, "lock: range %u reads back unlocked after the lock: check the drive",
+				    r->n);
+		}
 	}
+	if (!unlock && lr.check == OPAL_LOCK_CHECK_UNREAD)
+		warn(c, "range %u: lock sent but not verified: %s may not read the range (%s)", range,
+		     c->user ? "this user" : "Admin1", opal_strerror(lr.check_rc));
+	if (lr.mbr_rc)
+		warn(c, "the shadow MBR is enabled and still shown (MBR Done not set: %s): run `opalctl mbr --done` with the Admin1 key",
+		     opal_strerror(lr.mbr_rc));
+	else if (lr.mbr_done_set && c->verbose)
+		fprintf(c->err, "opalctl: shadow MBR Done set\n");
 	if (unlock)
 		reread_partitions(c, c->devpath);
 	json_object_object_add(res, "range", json_object_new_int((int)range));
 	json_object_object_add(res, "state", json_object_new_string(
-		st == OPAL_LOCKED ? "locked" : st == OPAL_UNLOCKED_RO ? "read-only" : "read-write"));
+		rq.state == OPAL_LOCKED ? "locked" : rq.state == OPAL_UNLOCKED_RO ? "read-only" :
+		"read-write"));
 	if (!unlock)
-		json_object_object_add(res, "verified", jbool(have_r));
-	if (be->ops->can_save)
-		json_object_object_add(res, "saved_for_resume", jbool(c->save || !unlock));
+		json_object_object_add(res, "verified", jbool(lr.check == OPAL_LOCK_CHECK_LOCKED));
+	if (c->dev->be.ops->can_save)
+		json_object_object_add(res, "saved_for_resume", jbool(lr.saved));
 	return 0;
 }
 
@@ -1660,35 +1530,15 @@ void text_scan(struct ctx *c, json_object *res)
  */
 static int lockable_ranges(struct ctx *c, const struct opal_key *k, unsigned *list, unsigned *n)
 {
-	struct opal_session *s;
 	opal_uid cpin = c->user ? opal_uid_c_pin_user((unsigned)c->user) : opal_uid_c_pin_admin(1);
 	int rc;
 
-	*n = 0;
 	if (!c->dev->opal)
 		return fail(c, EXIT_UNSUPPORTED, "%s --all: listing the ranges needs the protocol transport of the drive (nvme or scsi): give --range instead",
 			    c->cmd);
-	rc = opal_lock_session(c->dev->opal, (unsigned)c->user, k, &s);
+	rc = opal_lockable_ranges(c->dev->opal, (unsigned)c->user, k, list, n);
 	if (rc)
 		return fail_opal(c, c->cmd, rc, &OPAL_UID_LOCKINGSP, &cpin);
-	for (unsigned r = 0; r <= OPALCTL_RANGES; r++) {
-		struct opal_range x;
-		int vr = opal_range_read(s, r, &x);
-
-		if (vr == OPAL_ST_INVALID_PARAMETER && r)
-			break;	/* fewer ranges */
-		if (vr == OPAL_ST_NOT_AUTHORIZED)
-			continue;
-		if (vr) {
-			rc = vr;
-			break;
-		}
-		if ((r == 0 || x.length) && (x.read_lock_enabled || x.write_lock_enabled))
-			list[(*n)++] = r;
-	}
-	opal_end_session(s);
-	if (rc)
-		return fail_opal(c, "reading the ranges", rc, NULL, NULL);
 	if (!*n)
 		return fail(c, EXIT_DRIVE, "%s --all: no range with locking enabled that %s may read",
 			    c->cmd, c->user ? "this user" : "Admin1");
