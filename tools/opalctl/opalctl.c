@@ -22,6 +22,7 @@
 #include "opal.h"
 #include "opal-drive-id.h"
 #include "opal-lock.h"
+#include "opal-provision.h"
 #include "opalctl-cmd.h"
 
 #define KEYGEN_BYTES 32
@@ -655,25 +656,6 @@ void text_status(struct ctx *c, json_object *res)
 			yes_no(res_bool(res, "mbr_enabled")), yes_no(res_bool(res, "mbr_done")));
 }
 
-/*
- * Single User Mode: the range's owner, User(range+1), starts with an empty
- * PIN. It takes its own key and sets the range up itself: Admin1 has no say.
- */
-static int setup_sum_owner(struct ctx *c, const struct opal_range *r)
-{
-	struct secret *owner;
-	struct opal_key empty = { (const uint8_t *)"", 0 }, ok;
-	int rc = load_key(c, c->new_keyfile, &owner);
-
-	if (rc)
-		return rc;
-	ok = key_of(owner);
-	rc = c->dev->be.ops->sum_owner_setup(&c->dev->be, &empty, &ok, r);
-	secret_free(owner);
-	return rc ? fail_opal(c, "setup --sum: the range's owner setting its key and range", rc, NULL,
-			      NULL) : 0;
-}
-
 int confirm_destroy(struct ctx *c, const char *what)
 {
 	char line[16];
@@ -723,56 +705,78 @@ int refuse_in_use_range(struct ctx *c, unsigned who, const struct opal_key *k, u
 	return rc ? fail_opal(c, what, rc, &OPAL_UID_LOCKINGSP, &cpin) : 0;
 }
 
-/*
- * What setting range want up does to the data in its span, before any
- * change: nothing when the range is there already with this geometry;
- * else a new media key for its LBAs (a new range), and for a range that
- * moves, the LBAs it leaves fall back to the global range's key: data in
- * both spans becomes unreadable. That is refused while a partition there
- * is in use, and needs confirming. active: the Locking SP is active (a
- * range can exist only then).
- */
-static int check_range_change(struct ctx *c, const struct opal_key *k, const struct opal_range *want,
-			      bool active)
+/* What the plan says setting the range up loses, for the confirmation. */
+static void destroys_text(struct ctx *c, const struct opal_setup_request *rq,
+			  const struct opal_setup_plan *p, char *what, size_t cap)
 {
-	struct opal_range cur = { 0 };
-	char what[384];
-	int rc = active ? c->dev->be.ops->range_read(&c->dev->be, 0, k, want->n, &cur) : 0;
+	const struct opal_range *want = &rq->range, *cur = &p->cur;
 
-	if (rc) {
-		opal_uid ca1 = opal_uid_c_pin_admin(1);
-
-		return fail_opal(c, "setup: reading the range's current geometry", rc,
-				 &OPAL_UID_LOCKINGSP, &ca1);
-	}
-	if (cur.length && cur.start == want->start && cur.length == want->length)
-		return 0;
-	rc = refuse_in_use(c, want->start, want->length, "a new key for its blocks");
-	if (!rc && cur.length)
-		rc = refuse_in_use(c, cur.start, cur.length, "moving the range away from it");
-	if (rc)
-		return rc;
-	if (cur.length)
-		snprintf(what, sizeof(what), "range %u covers LBA %" PRIu64 "-%" PRIu64 " now; moving it to LBA %" PRIu64 "-%" PRIu64 " makes the data in both spans unreadable (LBAs it leaves fall back to the global range's key, LBAs it takes were written under another key)",
-			 want->n, cur.start, cur.start + cur.length - 1, want->start,
+	if (p->change == OPAL_SETUP_MOVED)
+		snprintf(what, cap, "range %u covers LBA %" PRIu64 "-%" PRIu64 " now; moving it to LBA %" PRIu64 "-%" PRIu64 " makes the data in both spans unreadable (LBAs it leaves fall back to the global range's key, LBAs it takes were written under another key)",
+			 want->n, cur->start, cur->start + cur->length - 1, want->start,
 			 want->start + want->length - 1);
 	else
-		snprintf(what, sizeof(what), "range %u is new: it gets a media key of its own, so the data now in LBA %" PRIu64 "-%" PRIu64 " of %s becomes unreadable",
+		snprintf(what, cap, "range %u is new: it gets a media key of its own, so the data now in LBA %" PRIu64 "-%" PRIu64 " of %s becomes unreadable",
 			 want->n, want->start, want->start + want->length - 1, c->devpath);
-	return confirm_destroy(c, what);
+}
+
+/* A plan or an apply that stopped, said as the step that stopped it. */
+static int setup_failed(struct ctx *c, enum opal_setup_step step, int rc,
+			const struct opal_setup_plan *p)
+{
+	const char *via = c->dev->be.ops->via;
+	opal_uid a1 = opal_uid_c_pin_admin(1);
+	char what[96];
+
+	switch (step) {
+	case OPAL_SETUP_DISCOVERY:
+		return fail_opal(c, "Level 0 Discovery", rc, NULL, NULL);
+	case OPAL_SETUP_MISALIGNED:
+		return fail(c, EXIT_USAGE, "setup: the drive aligns ranges to %" PRIu64 " blocks from LBA %" PRIu64 ": the start must be %" PRIu64 " modulo %" PRIu64 " and the length a multiple of %" PRIu64 " (e.g. --start %" PRIu64 " --length %" PRIu64 ")",
+			    p->align.granularity, p->align.lowest,
+			    p->align.lowest % p->align.granularity, p->align.granularity,
+			    p->align.granularity, p->align.start, p->align.length);
+	case OPAL_SETUP_SUM_ACTIVE:
+		return fail(c, EXIT_USAGE, "setup --sum: %s is already set up (its Locking SP is active) and Single User Mode is chosen only when it is activated: nothing was changed (`opalctl status` shows the drive's state)",
+			    c->devpath);
+	case OPAL_SETUP_READ_RANGE:
+		return fail_opal(c, "setup: reading the range's current geometry", rc,
+				 &OPAL_UID_LOCKINGSP, &a1);
+	case OPAL_SETUP_IN_USE:
+		return fail(c, EXIT_REFUSED, "%s: %s, and %s would pull the data from under it: unmount it or close what holds it first (or add --force)",
+			    c->cmd, p->in_use, p->change == OPAL_SETUP_MOVED ?
+			    "moving the range" : "a new key for its blocks");
+	case OPAL_SETUP_SID_BLOCKED:
+		return fail(c, EXIT_DRIVE, "setup: the drive's firmware blocks SID authentication (Block SID, set by the BIOS/UEFI at boot): power-cycle the drive%s and run setup before the firmware sets it again",
+			    p->d.sid_block_hw_reset ? " (a hardware reset also clears it)" : "");
+	case OPAL_SETUP_OWNERSHIP:
+		snprintf(what, sizeof(what), "setup: taking ownership (SID from MSID)%s", via);
+		return fail_opal(c, what, rc, NULL, NULL);
+	case OPAL_SETUP_ACTIVATE:
+		snprintf(what, sizeof(what), "setup: activating the Locking SP as SID%s", via);
+		return fail_opal(c, what, rc, &OPAL_UID_ADMINSP, &OPAL_UID_C_PIN_SID);
+	case OPAL_SETUP_SUM_OWNER:
+		return fail_opal(c, "setup --sum: the range's owner setting its key and range", rc,
+				 NULL, NULL);
+	case OPAL_SETUP_RANGE:
+		snprintf(what, sizeof(what), "setup: configuring the locking range as Admin1%s", via);
+		return fail_opal(c, what, rc, &OPAL_UID_LOCKINGSP, &a1);
+	case OPAL_SETUP_MBR:
+		return fail_opal(c, "setup: disabling the shadow MBR", rc, NULL, NULL);
+	default:
+		return fail_opal(c, "setup", rc, NULL, NULL);
+	}
 }
 
 int cmd_setup(struct ctx *c)
 {
-	struct opal_discovery d;
-	struct secret *key;
-	struct opal_key k;
-	struct opal_range r = { 0 }, back;
-	bool have_back = false;
-	const struct opal_backend *be = &c->dev->be;
-	const char *via = be->ops->via;
-	char what[96];
-	int rc, back_rc = OPAL_ERR_UNSUPPORTED;
+	struct secret *key, *owner = NULL;
+	struct opal_key k, ok;
+	struct opal_setup_request rq = { .devpath = c->devpath, .force = c->force, .sum = c->sum };
+	struct opal_setup_plan plan;
+	struct opal_setup_result res;
+	char what[384];
+	int rc;
 
 	if (c->range > 0 && (!c->have_start || !c->have_length))
 		return fail(c, EXIT_USAGE, "setup --range %d: needs --start LBA and --length N", c->range);
@@ -786,123 +790,71 @@ int cmd_setup(struct ctx *c)
 	/* The whole disk, with its ESP and /boot, only when asked for by name. */
 	if (c->range < 0 && !c->global && !c->sum)
 		return fail(c, EXIT_USAGE, "setup: say which range to lock: --global (the whole disk: every partition, its ESP and /boot too, so that nothing boots from it without a pre-boot image) or --range N --start LBA --length N");
-	rc = need_discovery(c, &d);
-	if (rc)
-		return rc;
-	/* The drive's Geometry feature: ranges it would refuse are not sent. */
-	if (c->range > 0 && d.geometry && d.geo_align && d.alignment_granularity > 1) {
-		uint64_t g = d.alignment_granularity, low = d.lowest_aligned_lba % g;
-		uint64_t start = c->start + (g + low - c->start % g) % g;
-
-		if (c->start % g != low || c->length % g)
-			return fail(c, EXIT_USAGE, "setup: the drive aligns ranges to %" PRIu64 " blocks from LBA %" PRIu64 ": the start must be %" PRIu64 " modulo %" PRIu64 " and the length a multiple of %" PRIu64 " (e.g. --start %" PRIu64 " --length %" PRIu64 ")",
-				    g, d.lowest_aligned_lba, low, g, g, start,
-				    c->length - c->length % g ? c->length - c->length % g : g);
-	}
-	rc = load_key(c, c->keyfile, &key);
-	if (rc)
-		return rc;
-	k = key_of(key);
-	r.n = c->range > 0 ? (unsigned)c->range : 0;
-	r.start = c->start;
-	r.length = c->length;
-	r.read_lock_enabled = true;
-	r.write_lock_enabled = true;
-	r.lock_on_reset = true;
+	rq.range.n = c->range > 0 ? (unsigned)c->range : 0;
+	rq.range.start = c->start;
+	rq.range.length = c->length;
+	rq.range.read_lock_enabled = true;
+	rq.range.write_lock_enabled = true;
+	rq.range.lock_on_reset = true;
 	/*
 	 * Lock at a hardware reset too (a platform reset of the drive, not
 	 * only power loss): optional in the Opal SSC, so the protocol backend
 	 * falls back to power cycle alone where the drive refuses it; the
 	 * kernel's IOC_OPAL_LR_SETUP writes no LockOnReset at all.
 	 */
-	r.lock_on_reset_types = OPAL_RESET_POWER_CYCLE | OPAL_RESET_HARDWARE;
-	/*
-	 * Lifecycle first: a drive whose Locking SP is active is owned and set
-	 * up; ownership is never run again on it (each try of the MSID against
-	 * an owned drive burns one of the SID's tries).
-	 */
-	if ((d.locking_flags & OPAL_LF_ENABLED) && c->sum) {
+	rq.range.lock_on_reset_types = OPAL_RESET_POWER_CYCLE | OPAL_RESET_HARDWARE;
+	rc = load_key(c, c->keyfile, &key);
+	if (rc)
+		return rc;
+	k = key_of(key);
+	/* What it would do, and what that loses, is known and confirmed before any change. */
+	rc = opal_setup_plan(&c->dev->be, &k, &rq, &plan);
+	if (rc) {
 		secret_free(key);
-		return fail(c, EXIT_USAGE, "setup --sum: %s is already set up (its Locking SP is active) and Single User Mode is chosen only when it is activated: nothing was changed (`opalctl status` shows the drive's state)",
-			    c->devpath);
+		return setup_failed(c, plan.step, rc, &plan);
 	}
-	/* What a range's setup destroys is confirmed before anything changes. */
-	if (r.n) {
-		rc = check_range_change(c, &k, &r, (d.locking_flags & OPAL_LF_ENABLED) != 0);
+	if (plan.destroys) {
+		destroys_text(c, &rq, &plan, what, sizeof(what));
+		rc = confirm_destroy(c, what);
 		if (rc) {
 			secret_free(key);
 			return rc;
 		}
-	}
-	if (!(d.locking_flags & OPAL_LF_ENABLED)) {
-		if (d.block_sid && d.sid_blocked) {
-			secret_free(key);
-			return fail(c, EXIT_DRIVE, "setup: the drive's firmware blocks SID authentication (Block SID, set by the BIOS/UEFI at boot): power-cycle the drive%s and run setup before the firmware sets it again",
-				    d.sid_block_hw_reset ? " (a hardware reset also clears it)" : "");
-		}
-		/* Block SID's SID Value State: the SID is not the MSID any more. */
-		if (!(d.block_sid && d.sid_value_state)) {
-			rc = be->ops->take_ownership(&c->dev->be, &k);
-			if (rc == OPAL_ST_NOT_AUTHORIZED || rc == OPAL_ERR_AUTH)
-				rc = 0;	/* owned already: the key must be the SID's */
-			if (rc) {
-				secret_free(key);
-				snprintf(what, sizeof(what), "setup: taking ownership (SID from MSID)%s", via);
-				return fail_opal(c, what, rc, NULL, NULL);
-			}
-		} else if (c->verbose) {
-			fprintf(c->err, "opalctl: setup: the drive is owned (Block SID: SID is not the MSID): activating with the key as SID\n");
-		}
-		unsigned sum = (unsigned)c->range;
-
-		rc = be->ops->activate(&c->dev->be, &k, &sum, c->sum ? 1 : 0);
-		if (rc) {
-			secret_free(key);
-			snprintf(what, sizeof(what), "setup: activating the Locking SP as SID%s", via);
-			return fail_opal(c, what, rc, &OPAL_UID_ADMINSP, &OPAL_UID_C_PIN_SID);
-		}
-	} else if (c->verbose) {
-		fprintf(c->err, "opalctl: setup: Locking SP already active: ownership left alone\n");
 	}
 	if (c->sum) {
-		rc = setup_sum_owner(c, &r);
+		rc = load_key(c, c->new_keyfile, &owner);
 		if (rc) {
 			secret_free(key);
 			return rc;
 		}
-	} else {
-		rc = be->ops->range_setup(&c->dev->be, &k, &r, &back, &back_rc);
+		ok = key_of(owner);
+		rq.owner_key = &ok;
 	}
-	if (rc) {
-		opal_uid a1 = opal_uid_c_pin_admin(1);
-
-		secret_free(key);
-		snprintf(what, sizeof(what), "setup: configuring the locking range as Admin1%s", via);
-		return fail_opal(c, what, rc, &OPAL_UID_LOCKINGSP, &a1);
-	}
-	/* PBA-free: the shadow MBR stays disabled, the normal bootloader runs. */
-	rc = be->ops->mbr_control(&c->dev->be, 0, &k, 0, -1);
-	/*
-	 * Report what the drive says, not what was asked: the kernel's
-	 * IOC_OPAL_LR_SETUP never writes LockOnReset.
-	 */
-	have_back = !c->sum && !back_rc && back.lock_on_reset_known;
+	if (c->verbose)
+		fprintf(c->err, "opalctl: setup: %s\n", plan.active ?
+			"Locking SP already active: ownership left alone" :
+			plan.d.block_sid && plan.d.sid_value_state ?
+			"the drive is owned (Block SID: SID is not the MSID): activating with the key as SID" :
+			"taking ownership, activating the Locking SP");
+	rc = opal_setup_apply(&c->dev->be, &k, &rq, &plan, &res);
 	secret_free(key);
+	secret_free(owner);
 	if (rc)
-		return fail_opal(c, "setup: disabling the shadow MBR", rc, NULL, NULL);
+		return setup_failed(c, res.step, rc, &plan);
 	json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
-	json_object_object_add(c->jout, "range", json_object_new_int((int)r.n));
+	json_object_object_add(c->jout, "range", json_object_new_int((int)rq.range.n));
 	json_object_object_add(c->jout, "locking_sp", json_object_new_string("active"));
-	json_object_object_add(c->jout, "lock_on_reset", have_back ? jbool(back.lock_on_reset) : NULL);
+	json_object_object_add(c->jout, "lock_on_reset",
+			       res.have_back ? jbool(res.back.lock_on_reset) : NULL);
 	json_object_object_add(c->jout, "lock_on_reset_on",
-			       have_back ? reset_types_json(back.lock_on_reset_types) : NULL);
+			       res.have_back ? reset_types_json(res.back.lock_on_reset_types) : NULL);
 	json_object_object_add(c->jout, "mbr_enabled", jbool(false));
 	if (c->sum)
 		json_object_object_add(c->jout, "single_user_mode_owner",
-				       json_object_new_int((int)r.n + 1));
-	if (r.n) {
-		json_object_object_add(c->jout, "start", json_object_new_int64((int64_t)r.start));
-		json_object_object_add(c->jout, "length", json_object_new_int64((int64_t)r.length));
+				       json_object_new_int((int)rq.range.n + 1));
+	if (rq.range.n) {
+		json_object_object_add(c->jout, "start", json_object_new_int64((int64_t)rq.range.start));
+		json_object_object_add(c->jout, "length", json_object_new_int64((int64_t)rq.range.length));
 	}
 	return 0;
 }
