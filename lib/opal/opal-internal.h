@@ -31,7 +31,15 @@ struct opal_dev {
 /* What the Core Spec lets a host assume of any TPer before Properties. */
 #define OPAL_CORE_INITIAL_COMPACKET 1024
 
+/* TCG protocol 1: Level 0 Discovery and the ComPackets of sessions. */
+#define TCG_PROTOCOL_1 0x01
+
 int opal_ensure_comid(struct opal_dev *dev);
+/* IF-SEND, IF-RECV through the transport (device.c); errors kept in dev. */
+int opal_tp_send(struct opal_dev *dev, uint8_t proto, uint16_t comid, const void *buf, size_t len);
+int opal_tp_recv(struct opal_dev *dev, uint8_t proto, uint16_t comid, void *buf, size_t len);
+/* Properties once per device (exchange.c); a TPer that refuses them keeps the minimums. */
+int opal_ensure_props(struct opal_dev *dev);
 /*
  * Send one payload in a ComPacket (an IF-SEND transfer of xfer bytes, at
  * most OPAL_IO_BUFFER) and wait for the reply's payload.
