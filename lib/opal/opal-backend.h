@@ -19,6 +19,12 @@
  *
  * Every operation returns 0, a TCG method status (1..0x3f) or an
  * OPAL_ERR_* code; who is 0 for Admin1, n for UserN.
+ *
+ * Not here, because the kernel has no ioctl for them (a tool runs them on
+ * the protocol transport only, never another way): the MSID, changing the
+ * SID or Admin1 PIN, disabling a user, the ACE tables (grant, revoke,
+ * access, key slots), reading every range and MBRControl in one session,
+ * the tries left, and writing the MBR table.
  */
 #ifndef FDEKIT_OPAL_BACKEND_H
 #define FDEKIT_OPAL_BACKEND_H

@@ -66,5 +66,9 @@ int opal_get_columns(struct opal_session *s, const opal_uid *obj, unsigned first
 void opal_put_set_begin(struct opal_buf *b, const opal_uid *obj);
 void opal_put_set_end(struct opal_buf *b);
 int opal_call_simple(struct opal_session *s, struct opal_buf *b);
+/* Admin1 for who 0, else User who. */
+opal_uid opal_authority_uid(unsigned who);
+/* End the session, keeping the first error. */
+int opal_finish(struct opal_session *s, int rc);
 
 #endif

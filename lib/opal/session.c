@@ -254,3 +254,15 @@ size_t opal_session_reply_room(const struct opal_session *s, size_t overhead)
 {
 	return atom_room(s->dev->reply_max, overhead);
 }
+
+opal_uid opal_authority_uid(unsigned who)
+{
+	return who == 0 ? opal_uid_admin(1) : opal_uid_user(who);
+}
+
+int opal_finish(struct opal_session *s, int rc)
+{
+	int end = opal_end_session(s);
+
+	return rc ? rc : end;
+}
