@@ -867,7 +867,7 @@ def main():
         f"{k}: dracut boot: the drive, locked at boot, is unlocked from Tang with no prompt ({how(k)}), root reached, data intact",
     ]
     off_desc = [f"{first}: fdekit.opal=0: no unlock, no Tang request, range 1 stays locked and the boot ends without root (panic=-1)"]
-    warm_desc = [f"{first}: a reboot that does not cut the drive's power (serve-nvme kept running): the range stays unlocked (LockOnReset is power cycle), as Documentation/nbde.md says; the next boot finds nothing locked and goes on with no key and no Tang request (already unlocked, recorded so)"]
+    warm_desc = [f"{first}: a reboot that does not cut the drive's power (serve-nvme kept running): the range stays unlocked (its LockOnReset holds power cycle and hardware reset, and a guest reboot resets the NVMe/TCP controller only, no TCG reset), as Documentation/nbde.md says; the next boot finds nothing locked and goes on with no key and no Tang request (already unlocked, recorded so)"]
     hook_descs = [
         f"{first}: without an unlock table the hook adds nothing (no opalctl, clevis or fdekit files)",
         f"{first}: a table with an unknown key source makes mkinitramfs fail and say which entry (opalctl check-table)",
