@@ -325,24 +325,9 @@ static int mkdir_p(const char *path, mode_t mode)
 	return mkdir(tmp, mode) && errno != EEXIST ? -errno : 0;
 }
 
-static bool slot_free(const struct opalctl_access *acc, unsigned int user)
+static int read_access(struct ctx *c, struct opal_session *s, struct opal_access *acc)
 {
-	opal_uid u = opal_uid_user(user);
-
-	if (user > acc->nusers || acc->user_enabled[user])
-		return false;
-	for (unsigned int n = 0; n < acc->nranges; n++) {
-		const struct opal_range_access *a = &acc->range[n].ace;
-
-		if (opal_ace_has(&a->rdlocked, &u) || opal_ace_has(&a->wrlocked, &u))
-			return false;
-	}
-	return true;
-}
-
-static int read_access(struct ctx *c, struct opal_session *s, struct opalctl_access *acc)
-{
-	int rc = opalctl_read_access(s, acc);
+	int rc = opal_read_access(s, acc);
 
 	return rc ? fail_opal(c, "reading users and ACEs", rc, NULL, NULL) : 0;
 }
@@ -350,7 +335,7 @@ static int read_access(struct ctx *c, struct opal_session *s, struct opalctl_acc
 int cmd_bind(struct ctx *c)
 {
 	unsigned int range = c->range < 0 ? 0 : (unsigned int)c->range, user = 0;
-	struct opalctl_access *acc = calloc(1, sizeof(*acc));
+	struct opal_access *acc = calloc(1, sizeof(*acc));
 	struct secret *key = NULL, *pin = NULL;
 	struct opal_session *s = NULL;
 	struct drive_name dn;
@@ -375,9 +360,8 @@ int cmd_bind(struct ctx *c)
 	if (!rc && (range >= acc->nranges || !acc->range[range].configured))
 		rc = fail(c, EXIT_USAGE, "bind: range %u is not configured on %s: set it up first (`opalctl setup --range %u ...`)",
 			  range, c->devpath, range);
-	for (unsigned int u = 1; !rc && !user && u <= acc->nusers; u++)
-		if (slot_free(acc, u))
-			user = u;
+	if (!rc)
+		user = opal_slot_find_free(acc);
 	if (!rc && !user)
 		rc = fail(c, EXIT_DRIVE, "bind: no free key slot: all %u users are enabled or named in an ACE (remove one with `opalctl unbind`)",
 			  acc->nusers);
@@ -440,16 +424,7 @@ int cmd_bind(struct ctx *c)
 
 		rc = opal_admin1_session(c->dev->opal, &k, &s);
 		if (!rc)
-			rc = opal_user_set_pin(s, user, &p);
-		if (!rc)
-			rc = opal_user_set_enabled(s, user, true);
-		if (!rc)
-			rc = opal_grant_user(s, user, range, true);
-		if (rc && s) {
-			/* Leave no half-made slot behind. */
-			opal_revoke_user(s, user, range);
-			opal_user_set_enabled(s, user, false);
-		}
+			rc = opal_slot_bind(s, user, range, &p);
 		if (s) {
 			int end = opal_end_session(s);
 
@@ -500,7 +475,7 @@ void text_bind(struct ctx *c, json_object *res)
 
 int cmd_unbind(struct ctx *c)
 {
-	struct opalctl_access *acc = calloc(1, sizeof(*acc));
+	struct opal_access *acc = calloc(1, sizeof(*acc));
 	struct secret *key = NULL, *scrap = secret_new();
 	struct opal_session *s = NULL;
 	unsigned int user = (unsigned int)c->slot;
@@ -534,13 +509,8 @@ int cmd_unbind(struct ctx *c)
 		scrap->len = SLOT_PIN_BYTES;
 		if (RAND_bytes(scrap->data, SLOT_PIN_BYTES) != 1)
 			orc = OPAL_ERR_NOMEM;
-		for (unsigned int n = 0; !orc && n < acc->nranges; n++)
-			if (acc->range[n].configured)
-				orc = opal_revoke_user(s, user, n);
 		if (!orc)
-			orc = opal_user_set_pin(s, user, &p);
-		if (!orc)
-			orc = opal_user_set_enabled(s, user, false);
+			orc = opal_slot_unbind(s, acc, user, &p);
 		if (orc)
 			rc = fail_opal(c, "unbind: removing the user", orc, NULL, NULL);
 	}
@@ -645,7 +615,7 @@ static void table_jwe(struct ctx *c, const struct opaltab_entry *tab, size_t n, 
 
 int cmd_slots(struct ctx *c)
 {
-	struct opalctl_access *acc = calloc(1, sizeof(*acc));
+	struct opal_access *acc = calloc(1, sizeof(*acc));
 	struct secret *key = NULL;
 	struct opal_session *s = NULL;
 	struct opaltab_entry *tab = NULL;

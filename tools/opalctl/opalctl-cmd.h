@@ -18,6 +18,7 @@
 #include "opal.h"
 #include "opalctl.h"
 #include "opalctl-dev.h"
+#include "opal-slots.h"
 
 #define OPALCTL_MAX_NAMES 16
 
@@ -214,25 +215,6 @@ void text_lock_all(struct ctx *c, json_object *res);
 int cmd_check_table(struct ctx *c);
 void text_check_table(struct ctx *c, json_object *res);
 
-/* Who may lock and unlock what: the ranges' ACEs and the enabled users. */
-#define OPALCTL_RANGES 8
-#define OPALCTL_USERS 9
-
-struct opalctl_range_acl {
-	bool configured;	/* the global range, or a range with a length */
-	uint64_t start, length;
-	struct opal_range_access ace;
-};
-
-struct opalctl_access {
-	unsigned int nranges;	/* 1 + ranges the drive has (up to OPALCTL_RANGES) */
-	struct opalctl_range_acl range[1 + OPALCTL_RANGES];
-	unsigned int nusers;
-	bool user_enabled[1 + OPALCTL_USERS];
-};
-
-/* Read the whole picture in an Admin1 session. */
-int opalctl_read_access(struct opal_session *s, struct opalctl_access *acc);
 
 /*
  * Lock or unlock range c->range (0 when not given) as c->user with key:

@@ -515,7 +515,7 @@ static int status_ranges(struct ctx *c, struct opal_session *s)
 
 	/* In the result before the first read: a failure shows the ranges read. */
 	json_object_object_add(c->jout, "ranges", jr);
-	for (unsigned n = 0; n <= OPALCTL_RANGES; n++) {
+	for (unsigned n = 0; n <= OPAL_SLOT_RANGES; n++) {
 		struct opal_range r;
 		json_object *o;
 
@@ -1501,7 +1501,7 @@ static int cmd_lock_unlock(struct ctx *c, bool unlock)
 {
 	struct secret *key;
 	struct opal_key k;
-	unsigned list[OPALCTL_RANGES + 1], n = 0;
+	unsigned list[OPAL_SLOT_RANGES + 1], n = 0;
 	json_object *arr = json_object_new_array();
 	int rc;
 

@@ -245,42 +245,9 @@ static void ace_text(FILE *o, json_object *names)
 		fputs("(nobody)", o);
 }
 
-int opalctl_read_access(struct opal_session *s, struct opalctl_access *acc)
-{
-	struct opal_range r;
-	int rc;
-
-	memset(acc, 0, sizeof(*acc));
-	for (unsigned n = 0; n <= OPALCTL_RANGES; n++) {
-		rc = opal_range_read(s, n, &r);
-		if (rc == OPAL_ST_INVALID_PARAMETER && n > 0)
-			break;	/* fewer ranges */
-		if (rc)
-			return rc;
-		acc->nranges = n + 1;
-		acc->range[n].configured = n == 0 || r.length;
-		acc->range[n].start = r.start;
-		acc->range[n].length = r.length;
-		if (!acc->range[n].configured)
-			continue;
-		rc = opal_range_access(s, n, &acc->range[n].ace);
-		if (rc)
-			return rc;
-	}
-	for (unsigned u = 1; u <= OPALCTL_USERS; u++) {
-		rc = opal_user_get_enabled(s, u, &acc->user_enabled[u]);
-		if (rc == OPAL_ST_INVALID_PARAMETER)
-			break;	/* fewer users */
-		if (rc)
-			return rc;
-		acc->nusers = u;
-	}
-	return 0;
-}
-
 int cmd_access(struct ctx *c)
 {
-	struct opalctl_access *acc = calloc(1, sizeof(*acc));
+	struct opal_access *acc = calloc(1, sizeof(*acc));
 	struct secret *key;
 	struct opal_session *s;
 	json_object *jr, *ju;
@@ -293,14 +260,14 @@ int cmd_access(struct ctx *c)
 		free(acc);
 		return rc;
 	}
-	rc = admin_close(c, key, s, opalctl_read_access(s, acc), "access: reading the ACEs");
+	rc = admin_close(c, key, s, opal_read_access(s, acc), "access: reading the ACEs");
 	if (rc) {
 		free(acc);
 		return rc;
 	}
 	jr = json_object_new_array();
 	for (unsigned n = 0; n < acc->nranges; n++) {
-		const struct opalctl_range_acl *r = &acc->range[n];
+		const struct opal_range_acl *r = &acc->range[n];
 		json_object *o;
 
 		if (!r->configured)
