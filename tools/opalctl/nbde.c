@@ -1402,6 +1402,37 @@ static int load_table(struct ctx *c, const char *table, struct opaltab_entry **v
 	return 0;
 }
 
+/*
+ * A run over the table's entries (unlock-all, lock-all): the table loaded,
+ * every --name known to it, the deadline started. 0 or the failure
+ * reported (*v is then freed).
+ */
+static int table_run(struct ctx *c, const char *table, struct opaltab_entry **v, size_t *n,
+		     struct deadline *dl)
+{
+	int rc = load_table(c, table, v, n);
+
+	if (rc)
+		return rc;
+	for (unsigned int i = 0; i < c->nnames; i++) {
+		bool known = false;
+
+		for (size_t j = 0; j < *n; j++)
+			known |= !strcmp((*v)[j].name, c->names[i]);
+		if (!known) {
+			free(*v);
+			*v = NULL;
+			return fail(c, EXIT_USAGE, "%s: no entry named '%s' in %s", c->cmd, c->names[i],
+				    table);
+		}
+	}
+	if (c->have_deadline) {
+		dl->set = true;
+		dl->end = opalctl_now_ms() + (uint64_t)c->deadline_s * 1000;
+	}
+	return 0;
+}
+
 int cmd_unlock_all(struct ctx *c)
 {
 	const char *table = c->table ? c->table : OPALTAB_DEFAULT;
@@ -1410,24 +1441,10 @@ int cmd_unlock_all(struct ctx *c)
 	size_t n = 0;
 	unsigned int failed = 0;
 	json_object *entries;
-	int rc = load_table(c, table, &v, &n);
+	int rc = table_run(c, table, &v, &n, &dl);
 
 	if (rc)
 		return rc;
-	for (unsigned int i = 0; i < c->nnames; i++) {
-		bool known = false;
-
-		for (size_t j = 0; j < n; j++)
-			known |= !strcmp(v[j].name, c->names[i]);
-		if (!known) {
-			free(v);
-			return fail(c, EXIT_USAGE, "unlock-all: no entry named '%s' in %s", c->names[i], table);
-		}
-	}
-	if (c->have_deadline) {
-		dl.set = true;
-		dl.end = opalctl_now_ms() + (uint64_t)c->deadline_s * 1000;
-	}
 	dl.prompt_ms = (uint64_t)(c->prompt_timeout_s ? c->prompt_timeout_s : 120) * 1000;
 	json_object_object_add(c->jout, "table", json_object_new_string(table));
 	entries = json_object_new_array();
@@ -1550,24 +1567,10 @@ int cmd_lock_all(struct ctx *c)
 	size_t n = 0;
 	unsigned int failed = 0;
 	json_object *entries;
-	int rc = load_table(c, table, &v, &n);
+	int rc = table_run(c, table, &v, &n, &dl);
 
 	if (rc)
 		return rc;
-	for (unsigned int i = 0; i < c->nnames; i++) {
-		bool known = false;
-
-		for (size_t j = 0; j < n; j++)
-			known |= !strcmp(v[j].name, c->names[i]);
-		if (!known) {
-			free(v);
-			return fail(c, EXIT_USAGE, "lock-all: no entry named '%s' in %s", c->names[i], table);
-		}
-	}
-	if (c->have_deadline) {
-		dl.set = true;
-		dl.end = opalctl_now_ms() + (uint64_t)c->deadline_s * 1000;
-	}
 	json_object_object_add(c->jout, "table", json_object_new_string(table));
 	entries = json_object_new_array();
 	json_object_object_add(c->jout, "entries", entries);
