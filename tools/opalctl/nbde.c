@@ -1044,7 +1044,7 @@ static int lock_ranges(struct ctx *c, const struct opaltab_entry *e, const char 
  */
 static bool drive_unlocked(struct ctx *c, const struct opaltab_entry *e, const char *path)
 {
-	struct opalctl_dev *dev;
+	struct opal_drive *dev;
 	struct opal_discovery d;
 	char why[160];
 	int rc;

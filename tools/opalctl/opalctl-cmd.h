@@ -58,7 +58,7 @@ struct ctx {
 	bool no_prompt;
 	const char *names[OPALCTL_MAX_NAMES];
 	unsigned int nnames;
-	struct opalctl_dev *dev;
+	struct opal_drive *dev;
 	json_object *jout;	/* the command's result: the handler fills it, the dispatcher prints it */
 	const struct opalctl_cmd *command;	/* the one running, for fail() (CMD_TEXT_ON_FAIL) */
 	bool rendered;		/* the result has been printed */

@@ -1420,7 +1420,7 @@ int cmd_scan(struct ctx *c)
 	json_object_object_add(c->jout, "devices", arr);
 	while ((e = readdir(d))) {
 		char path[300], part[300];
-		struct opalctl_dev *dev;
+		struct opal_drive *dev;
 		struct opal_discovery disc;
 		const char *ssc = NULL;
 		json_object *o;
