@@ -517,4 +517,11 @@ int opal_tries_left(struct opal_dev *dev, const opal_uid *sp, const opal_uid *cp
 int opal_tries_in_session(struct opal_session *s, const opal_uid *cpin, uint64_t *tries,
 			  uint64_t *limit);
 
+/*
+ * A number as opalctl, sedsim and the unlock table take it: digits only (no
+ * blank, sign or empty string), in base (0: C's 0x and 0 prefixes), at most
+ * max. False otherwise, *v unchanged.
+ */
+bool opal_parse_u64(const char *s, int base, uint64_t max, uint64_t *v);
+
 #endif

@@ -360,13 +360,7 @@ static void usage_cmd(FILE *o, const struct opalctl_cmd *cmd)
 
 static bool parse_u64(const char *s, uint64_t *v)
 {
-	char *end;
-
-	if (!s || !*s || *s == '-')
-		return false;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return !errno && !*end;
+	return opal_parse_u64(s, 0, UINT64_MAX, v);
 }
 
 /* One option's value into the context; 0 or the failure reported. */

@@ -6,18 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opal.h"
 #include "opaltab.h"
 
 static bool parse_uint(const char *s, unsigned int max, unsigned int *v)
 {
-	char *end;
-	unsigned long x;
+	uint64_t x;
 
-	if (!*s || !isdigit((unsigned char)*s))
-		return false;
-	errno = 0;
-	x = strtoul(s, &end, 10);
-	if (errno || *end || x > max)
+	if (!opal_parse_u64(s, 10, max, &x))
 		return false;
 	*v = (unsigned int)x;
 	return true;

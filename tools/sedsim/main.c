@@ -63,13 +63,7 @@ static int bad_usage(const char *fmt, ...)
 
 static bool num(const char *s, uint64_t *v)
 {
-	char *end;
-
-	if (!s || !*s || *s == '-')
-		return false;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return !errno && !*end;
+	return opal_parse_u64(s, 0, UINT64_MAX, v);
 }
 
 static int io(const char *dir, const char *lba_s, const char *count_s, bool write)
