@@ -691,6 +691,26 @@ static void test_cmd_help_matches_man(void **state)
 	}
 	/* No command name: an error, not the general help. */
 	assert_int_equal(run(f, NULL, "frobnicate", "--help", NULL), EXIT_USAGE);
+	/*
+	 * The first recipe sets up a range, not the whole disk, with a recovery
+	 * key a person can type.
+	 */
+	{
+		const char *ex = strstr(man, "\n# EXAMPLES\n"), *setup, *keygen;
+
+		assert_non_null(ex);
+		setup = strstr(ex, "opalctl setup ");
+		keygen = strstr(ex, "opalctl keygen --passphrase ");
+		assert_non_null(setup);
+		assert_non_null(keygen);
+		assert_true(keygen < setup);
+		n = strcspn(setup, "\n");
+		if (setup[n - 1] == '\\')
+			n += 1 + strcspn(setup + n + 1, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)n, setup);
+		if (!strstr(line, "--range ") || strstr(line, "--global"))
+			fail_msg("EXAMPLES' first setup is not a range: %s", line);
+	}
 }
 
 /* A value set_option accepts for each option that takes one. */
