@@ -335,6 +335,8 @@ static void discovery_json(json_object *j, const struct opal_discovery *d)
 	json_object_object_add(j, "media_encryption", jbool(d->locking_flags & OPAL_LF_MEDIA_ENCRYPTION));
 	json_object_object_add(j, "mbr_enabled", jbool(d->locking_flags & OPAL_LF_MBR_ENABLED));
 	json_object_object_add(j, "mbr_done", jbool(d->locking_flags & OPAL_LF_MBR_DONE));
+	/* Locking feature version 3: ranges may also lock at a hardware reset. */
+	json_object_object_add(j, "lock_on_reset_hardware", jbool(d->lock_on_reset_hw));
 	json_object_object_add(j, "base_comid", json_object_new_int(d->base_comid));
 	json_object_object_add(j, "num_comids", json_object_new_int(d->num_comids));
 	json_object_object_add(j, "admin_authorities", json_object_new_int(d->admin_auths));
@@ -379,6 +381,8 @@ static void discovery_text(FILE *o, json_object *res)
 		yes_no(res_bool(res, "locked")), yes_no(res_bool(res, "media_encryption")));
 	fprintf(o, "shadow MBR:       enabled=%s done=%s\n", yes_no(res_bool(res, "mbr_enabled")),
 		yes_no(res_bool(res, "mbr_done")));
+	fprintf(o, "lock on reset:    power cycle%s\n", res_bool(res, "lock_on_reset_hardware") ?
+		", hardware reset (the drive says it supports it)" : " (no hardware reset advertised)");
 	fprintf(o, "ComID:            0x%04x (%u)\n", (unsigned)res_int(res, "base_comid"),
 		(unsigned)res_int(res, "num_comids"));
 	fprintf(o, "authorities:      %u admins, %u users\n", (unsigned)res_int(res, "admin_authorities"),
