@@ -35,13 +35,28 @@ static DEFINE_MUTEX(xo_engines_lock);
 
 static void xo_watchdog_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(xo_watchdog, xo_watchdog_fn);
+/* Requests in flight: look 4 times a second. */
 #define XO_WATCHDOG_PERIOD	(HZ / 4)
+/*
+ * None in flight: a quarter of watchdog_ms, 0.25 to 5 s. A request that
+ * gets stuck meanwhile is retired at most that much later.
+ */
+#define XO_WATCHDOG_IDLE_MAX	(5 * HZ)
 
-static void xo_watchdog_arm(void)
+static void xo_watchdog_arm(bool busy)
 {
+	unsigned long period = XO_WATCHDOG_PERIOD;
+
 	lockdep_assert_held(&xo_engines_lock);
+	if (!busy) {
+		unsigned int ms = READ_ONCE(watchdog_ms);
+
+		period = ms ? clamp_t(unsigned long, msecs_to_jiffies(ms) / 4,
+				      XO_WATCHDOG_PERIOD, XO_WATCHDOG_IDLE_MAX) :
+			      XO_WATCHDOG_IDLE_MAX;
+	}
 	if (!list_empty(&xo_engines))
-		queue_delayed_work(system_wq, &xo_watchdog, XO_WATCHDOG_PERIOD);
+		queue_delayed_work(system_wq, &xo_watchdog, period);
 }
 
 /*
@@ -54,6 +69,7 @@ static void xo_watchdog_fn(struct work_struct *work)
 	unsigned long limit = msecs_to_jiffies(READ_ONCE(watchdog_ms));
 	struct xo_engine *eng, *stuck = NULL;
 	s64 in_flight = 0;
+	bool busy = false;
 
 	mutex_lock(&xo_engines_lock);
 	list_for_each_entry(eng, &xo_engines, node) {
@@ -61,6 +77,7 @@ static void xo_watchdog_fn(struct work_struct *work)
 			   xo_stats_sum(eng->stats, XO_STAT_ERRORS);
 		s64 n = xo_stats_sum(eng->stats, XO_STAT_IN_FLIGHT);
 
+		busy |= n > 0;
 		if (n <= 0 || done != eng->wd_done) {
 			eng->wd_done = done;
 			eng->wd_since = jiffies;
@@ -80,7 +97,7 @@ static void xo_watchdog_fn(struct work_struct *work)
 		xo_engine_put(stuck);
 	}
 	mutex_lock(&xo_engines_lock);
-	xo_watchdog_arm();
+	xo_watchdog_arm(busy);
 	mutex_unlock(&xo_engines_lock);
 }
 
@@ -301,8 +318,17 @@ static int xo_engine_kat(struct xo_engine *eng)
 		if (xo_engine_takes_key(eng, keylens[i]))
 			ret = xo_engine_kat_keylen(eng, k, keylens[i], buf, buf + len,
 						   buf + 2 * len, len);
-	if (ret == -ETIMEDOUT)
-		return ret;	/* k and buf stay with the engine */
+	if (ret == -ETIMEDOUT) {
+		/*
+		 * The engine still holds a job in k and buffers in buf: they
+		 * go with the engine's last reference (xo_engine_release()),
+		 * which its module drops only once it has completed or failed
+		 * every job it was given.
+		 */
+		eng->kat_job = k;
+		eng->kat_buf = buf;
+		return ret;
+	}
 	kfree(k);
 	kfree(buf);
 	return ret;
@@ -338,10 +364,20 @@ static int xo_engine_check(struct xo_engine *eng)
 	return -EINVAL;
 }
 
+/*
+ * On failure the engine is not registered but holds one reference: its
+ * module first completes or fails every job it was given (none, unless the
+ * known-answer test timed out, -EIO), then drops it with xo_engine_put(),
+ * which calls ops->release once nothing else holds the engine.
+ */
 int xo_engine_register(struct xo_engine *eng)
 {
 	int ret;
 
+	kref_init(&eng->ref);
+	eng->stats = NULL;
+	eng->kat_job = NULL;
+	eng->kat_buf = NULL;
 	ret = xo_engine_check(eng);
 	if (ret)
 		return ret;
@@ -358,29 +394,20 @@ int xo_engine_register(struct xo_engine *eng)
 	if (!eng->stats)
 		return -ENOMEM;
 	xo_stats_track(eng);
-	kref_init(&eng->ref);
 	eng->dead = false;
 	atomic_set(&eng->nr_sessions, 0);
 
+	/* A late completion of a timed-out job still counts: see above. */
 	ret = xo_engine_kat(eng);
-	if (ret) {
-		/*
-		 * After a timeout a late completion may still count: leave
-		 * the counters allocated, out of the totals.
-		 */
-		xo_stats_untrack(eng, ret != -ETIMEDOUT);
-		if (ret != -ETIMEDOUT)
-			free_percpu(eng->stats);
-		eng->stats = NULL;
+	if (ret)
 		return ret == -ETIMEDOUT ? -EIO : ret;
-	}
 
 	eng->wd_done = 0;
 	eng->wd_since = jiffies;
 	mutex_lock(&xo_engines_lock);
 	list_add_tail_rcu(&eng->node, &xo_engines);
 	atomic_inc(&xo_engines_gen);
-	xo_watchdog_arm();
+	xo_watchdog_arm(true);
 	mutex_unlock(&xo_engines_lock);
 	dev_info(eng->dev, "xts(aes) engine registered (known-answer test passed)\n");
 	return 0;
@@ -465,8 +492,12 @@ static void xo_engine_release(struct kref *ref)
 {
 	struct xo_engine *eng = container_of(ref, struct xo_engine, ref);
 
-	xo_stats_untrack(eng, true);
-	free_percpu(eng->stats);
+	if (eng->stats) {
+		xo_stats_untrack(eng, true);
+		free_percpu(eng->stats);
+	}
+	kfree(eng->kat_job);
+	kfree(eng->kat_buf);
 	eng->ops->release(eng);
 }
 

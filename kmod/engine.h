@@ -24,6 +24,7 @@
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <crypto/aes.h>
 #include <crypto/xts.h>
 
@@ -32,9 +33,11 @@
 /*
  * Per-request room an engine may use for its descriptors, without
  * allocating. It is part of every request's context: keep it small (see
- * struct xo_req_ctx).
+ * struct xo_req_ctx). The loopback engine keeps a delayed_work in it, whose
+ * size grows with the kernel's debug checks (lockdep maps, debug objects):
+ * the room is that plus 72 bytes, 160 on x86-64 without them.
  */
-#define XO_JOB_PRIV_SIZE 160
+#define XO_JOB_PRIV_SIZE (sizeof(struct delayed_work) + 72)
 
 /*
  * Scatterlist entries per direction that the crypto-API side copies into a
@@ -190,6 +193,7 @@ struct xo_engine {
 	atomic_t nr_sessions;		/* held by the crypto-API side */
 	struct xo_stats __percpu *stats;
 	struct list_head stats_node;	/* counted in the totals: stats.c */
+	void *kat_job, *kat_buf;	/* a timed-out known-answer test's */
 };
 
 static inline bool xo_engine_takes_key(const struct xo_engine *eng, unsigned int keylen)
@@ -197,6 +201,11 @@ static inline bool xo_engine_takes_key(const struct xo_engine *eng, unsigned int
 	return eng->key_sizes & xo_keys_bit(keylen);
 }
 
+/*
+ * Tests the engine against known answers, then makes it available. On
+ * failure the caller still holds one reference: it completes or fails
+ * every job the engine was given, then drops it with xo_engine_put().
+ */
 int xo_engine_register(struct xo_engine *eng);
 void xo_engine_unregister(struct xo_engine *eng);
 /*

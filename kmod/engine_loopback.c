@@ -55,6 +55,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <crypto/aes.h>
 #include <crypto/skcipher.h>
@@ -188,6 +189,8 @@ struct xol_dev {
 	u64 seq;			/* jobs submitted */
 	u64 done_seq;			/* highest seq completed */
 	atomic_t in_flight;		/* queue_depth */
+	unsigned int jobs;		/* taken, not yet completed; held_lock */
+	wait_queue_head_t idle;		/* jobs reached 0 */
 	atomic_t violations;		/* jobs outside the declaration */
 	atomic_t reordered;		/* completed before an earlier job */
 	struct mutex stop_lock;		/* registered */
@@ -312,6 +315,22 @@ static void xol_finish(struct xol_dev *xd, struct xol_job *lj, int err)
 	local_bh_disable();
 	xo_engine_complete(job, err);
 	local_bh_enable();
+	/* The waiter frees xd once it sees 0 under the lock: wake it under it. */
+	spin_lock_irqsave(&xd->held_lock, flags);
+	if (!--xd->jobs)
+		wake_up(&xd->idle);
+	spin_unlock_irqrestore(&xd->held_lock, flags);
+}
+
+static bool xol_idle(struct xol_dev *xd)
+{
+	unsigned long flags;
+	bool idle;
+
+	spin_lock_irqsave(&xd->held_lock, flags);
+	idle = !xd->jobs;
+	spin_unlock_irqrestore(&xd->held_lock, flags);
+	return idle;
 }
 
 static void xol_run(struct xol_dev *xd, struct xol_job *lj)
@@ -396,6 +415,7 @@ static int xol_submit(struct xo_engine *eng, struct xo_job *job)
 	delay = msecs_to_jiffies(READ_ONCE(delay_ms));
 	spin_lock_irqsave(&xd->held_lock, flags);
 	lj->seq = ++xd->seq;
+	xd->jobs++;
 	if (READ_ONCE(hang)) {
 		list_add_tail(&lj->held, &xd->held);
 	} else if (READ_ONCE(reorder)) {
@@ -416,7 +436,7 @@ static int xol_submit(struct xo_engine *eng, struct xo_job *job)
  * Unregister (once), then finish everything: the jobs held (hang) were
  * taken by the "device", which may have written dst: it does, and they
  * fail as "outcome unknown". Jobs waiting for a delay or a batch complete
- * as they would have.
+ * as they would have (xol_quiesce() waits for them).
  */
 static void xol_stop(struct xo_engine *eng)
 {
@@ -479,6 +499,17 @@ module_param_cb(gone, &gone_ops, NULL, 0644);
 MODULE_PARM_DESC(gone,
 		 "Write 1: every engine vanishes with its jobs in flight, as in a surprise removal; held jobs (hang=1) write dst, then fail with -ESTALE. Reads 1 once no engine is registered");
 
+/*
+ * Stopped, and every job taken completed: a job waiting for its delay_ms
+ * is a pending timer that neither flush_workqueue() nor destroy_workqueue()
+ * waits for.
+ */
+static void xol_quiesce(struct xol_dev *xd)
+{
+	xol_stop(&xd->eng);
+	wait_event(xd->idle, xol_idle(xd));
+}
+
 static void xol_release(struct xo_engine *eng)
 {
 	complete(&to_xol(eng)->released);
@@ -536,6 +567,7 @@ static int xol_add(unsigned int i, unsigned int sizes)
 	INIT_LIST_HEAD(&xd->batch);
 	INIT_DELAYED_WORK(&xd->batch_work, xol_batch_work);
 	init_completion(&xd->released);
+	init_waitqueue_head(&xd->idle);
 	if (i)
 		snprintf(name, sizeof(name), KBUILD_MODNAME ".%u", i);
 	else
@@ -559,8 +591,10 @@ static int xol_add(unsigned int i, unsigned int sizes)
 	xd->eng.priority = xol_priority[i];
 	ret = xo_engine_register(&xd->eng);
 	if (ret) {
-		/* A refused engine's known-answer jobs have all completed. */
-		flush_workqueue(xol_wq);
+		/* A timed-out known-answer job may still be pending. */
+		xol_quiesce(xd);
+		xo_engine_put(&xd->eng);
+		wait_for_completion(&xd->released);
 		xol_free(xd);
 		return ret;
 	}
@@ -578,7 +612,7 @@ static void xol_remove(struct xol_dev *xd)
 	 * Module references keep us loaded while a tfm is bound here, so
 	 * only our own reference is left once the engine is unregistered.
 	 */
-	xol_stop(&xd->eng);
+	xol_quiesce(xd);
 	/* Before the engine's counters go with its last reference. */
 	debugfs_remove_recursive(xd->debugfs);
 	xo_engine_put(&xd->eng);

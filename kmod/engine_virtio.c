@@ -811,18 +811,38 @@ static int xov_probe(struct virtio_device *vdev)
 		goto err_vqs;
 	ret = xo_engine_register(&xd->eng);
 	if (ret)
-		goto err_vqs;
+		goto err_refused;
 	/* <device>/xts_offload/<counter>, through xov_driver's dev_groups */
 	xo_dev_stats_set(&vdev->dev, &xd->eng);
 	xd->debugfs = debugfs_create_dir(dev_name(&vdev->dev), xo_debugfs);
 	debugfs_create_file("queues", 0444, xd->debugfs, xd, &xov_queues_fops);
 	return 0;
 
+err_refused:
+	/*
+	 * A known-answer job that timed out is still on a ring: the reset
+	 * ends it, the drain fails it back, and the last reference frees xd
+	 * once the test's buffers are no longer the device's.
+	 */
+	virtio_reset_device(vdev);
+	xov_drain(xd);
+	for (i = 0; i < xd->nr_dataq; i++)
+		virtqueue_set_affinity(xd->dataq[i].vq, NULL);
+	vdev->config->del_vqs(vdev);
+	for (i = 0; i < xd->nr_dataq; i++)
+		tasklet_kill(&xd->dataq[i].tasklet);
+	vdev->priv = NULL;
+	xo_engine_put(&xd->eng);
+	return ret;
+
 err_vqs:
 	virtio_reset_device(vdev);
 	for (i = 0; xd->cpu_queues && i < xd->nr_dataq; i++)
 		virtqueue_set_affinity(xd->dataq[i].vq, NULL);
 	vdev->config->del_vqs(vdev);
+	/* A data queue's interrupt may have scheduled its tasklet. */
+	for (i = 0; i < xd->nr_dataq; i++)
+		tasklet_kill(&xd->dataq[i].tasklet);
 err_free:
 	vdev->priv = NULL;
 	kfree(xd->cpu_queues);

@@ -21,9 +21,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
-#include <asm/simd.h>
 #include <crypto/aes.h>
-#include <crypto/internal/simd.h>
 #include <crypto/internal/skcipher.h>
 #include <crypto/xts.h>
 
@@ -47,18 +45,19 @@ module_param(max_sessions, uint, 0644);
 MODULE_PARM_DESC(max_sessions,
 		 "Device sessions this module holds per engine, two per key (default 256); keys beyond run in software and count in sessions_exhausted");
 
-static bool fallback_direct = true;
-module_param(fallback_direct, bool, 0644);
-MODULE_PARM_DESC(fallback_direct,
-		 "When the fallback is a SIMD wrapper (xts-aes-aesni*), call its synchronous inner algorithm directly whenever the FPU is usable, as the wrapper would (default yes; read when a tfm is allocated)");
-
 /*
- * Recomputation of failed engine requests, and the destruction of the
- * sessions of retired bindings, run here, in process context; writeback can
- * depend on the former, hence WQ_MEM_RECLAIM. Binding, which may allocate
- * and wait for the device, runs on system_wq instead.
+ * Recomputation of failed engine requests and deferred completions run
+ * here, in process context; writeback can depend on them, hence
+ * WQ_MEM_RECLAIM, and nothing else runs here that could hold them up.
  */
 static struct workqueue_struct *xo_wq;
+/*
+ * The destruction of retired bindings' sessions, which may allocate and
+ * wait for the device (seconds, on a control queue that times out), runs
+ * here, off the reclaim path. Binding, which does the same to create
+ * sessions, runs on system_wq.
+ */
+static struct workqueue_struct *xo_free_wq;
 
 /* One message per five minutes when keys find no session. */
 static DEFINE_RATELIMIT_STATE(xo_sessions_rs, 300 * HZ, 1);
@@ -81,7 +80,6 @@ struct xo_binding {
 
 struct xo_tfm_ctx {
 	struct crypto_skcipher *fallback;
-	struct crypto_skcipher *direct;	/* the fallback's inner algorithm, or NULL */
 	struct xo_binding __rcu *binding;
 	struct mutex lock;		/* key, binding, bound_* */
 	struct work_struct rebind;	/* creates sessions, off the request path */
@@ -156,7 +154,7 @@ static void xo_binding_release(struct percpu_ref *ref)
 {
 	struct xo_binding *b = container_of(ref, struct xo_binding, users);
 
-	queue_work(xo_wq, &b->free_work);
+	queue_work(xo_free_wq, &b->free_work);
 }
 
 /* b is unpublished: free it once the jobs using it are done. */
@@ -327,8 +325,6 @@ static int xo_setkey(struct crypto_skcipher *tfm, const u8 *key,
 		return ret;
 
 	ret = xo_child_setkey(tfm, ctx->fallback, key, keylen);
-	if (!ret && ctx->direct)
-		ret = xo_child_setkey(tfm, ctx->direct, key, keylen);
 	if (ret)
 		return ret;
 
@@ -361,13 +357,7 @@ static int xo_fallback(struct skcipher_request *req, bool encrypt)
 	struct xo_req_ctx *rctx = skcipher_request_ctx(req);
 	struct skcipher_request *subreq = &rctx->fb.req;
 
-	/*
-	 * What the SIMD wrapper does itself, one call and one request fewer:
-	 * the inner algorithm while the FPU is usable, else the wrapper (which
-	 * then defers to cryptd).
-	 */
-	skcipher_request_set_tfm(subreq, ctx->direct && crypto_simd_usable() ?
-				 ctx->direct : ctx->fallback);
+	skcipher_request_set_tfm(subreq, ctx->fallback);
 	skcipher_request_set_callback(subreq, req->base.flags,
 				      req->base.complete, req->base.data);
 	memcpy(rctx->fb.iv, req->iv, XTS_BLOCK_SIZE);
@@ -747,26 +737,6 @@ static int xo_decrypt(struct skcipher_request *req)
 	return xo_crypt(req, false);
 }
 
-/*
- * The SIMD wrapper's inner algorithm: the crypto API's SIMD helper wraps an
- * internal, synchronous "__<driver>" and calls it directly whenever
- * crypto_simd_usable(). NULL when the fallback is no such wrapper.
- */
-static struct crypto_skcipher *xo_alloc_direct(struct crypto_skcipher *fallback)
-{
-	const char *drv = crypto_tfm_alg_driver_name(crypto_skcipher_tfm(fallback));
-	char name[CRYPTO_MAX_ALG_NAME];
-	struct crypto_skcipher *direct;
-
-	if (!fallback_direct ||
-	    snprintf(name, sizeof(name), "__%s", drv) >= sizeof(name))
-		return NULL;
-	direct = crypto_alloc_skcipher(name, CRYPTO_ALG_INTERNAL,
-				       CRYPTO_ALG_INTERNAL | CRYPTO_ALG_ASYNC |
-				       CRYPTO_ALG_ALLOCATES_MEMORY);
-	return IS_ERR(direct) ? NULL : direct;
-}
-
 static int xo_init_tfm(struct crypto_skcipher *tfm)
 {
 	struct xo_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
@@ -781,10 +751,7 @@ static int xo_init_tfm(struct crypto_skcipher *tfm)
 		return PTR_ERR(fallback);
 
 	ctx->fallback = fallback;
-	ctx->direct = xo_alloc_direct(fallback);
 	subreq = crypto_skcipher_reqsize(fallback);
-	if (ctx->direct)
-		subreq = max(subreq, crypto_skcipher_reqsize(ctx->direct));
 	RCU_INIT_POINTER(ctx->binding, NULL);
 	mutex_init(&ctx->lock);
 	INIT_WORK(&ctx->rebind, xo_rebind_work);
@@ -808,7 +775,6 @@ static void xo_exit_tfm(struct crypto_skcipher *tfm)
 	b = rcu_dereference_protected(ctx->binding, true);
 	if (b)
 		xo_binding_retire(b);
-	crypto_free_skcipher(ctx->direct);
 	crypto_free_skcipher(ctx->fallback);
 	memzero_explicit(ctx->key, sizeof(ctx->key));
 	mutex_destroy(&ctx->lock);
@@ -853,10 +819,15 @@ static int __init xo_module_init(void)
 	xo_wq = alloc_workqueue("xts_offload", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
 	if (!xo_wq)
 		return -ENOMEM;
+	xo_free_wq = alloc_workqueue("xts_offload_free", 0, 0);
+	if (!xo_free_wq) {
+		ret = -ENOMEM;
+		goto err_wq;
+	}
 	/* Before the first engine: engines put their files in its debugfs. */
 	ret = xo_sysfs_init();
 	if (ret)
-		goto err_wq;
+		goto err_free_wq;
 	xo_alg.base.cra_priority = priority;
 	ret = crypto_register_skcipher(&xo_alg);
 	if (ret)
@@ -865,6 +836,8 @@ static int __init xo_module_init(void)
 
 err_sysfs:
 	xo_sysfs_exit();
+err_free_wq:
+	destroy_workqueue(xo_free_wq);
 err_wq:
 	destroy_workqueue(xo_wq);
 	return ret;
@@ -880,7 +853,9 @@ static void __exit xo_module_exit(void)
 	 */
 	rcu_barrier();
 	flush_workqueue(xo_wq);
+	flush_workqueue(xo_free_wq);
 	xo_engines_exit();
+	destroy_workqueue(xo_free_wq);
 	destroy_workqueue(xo_wq);
 	xo_sysfs_exit();
 }

@@ -1,9 +1,9 @@
 #!/bin/sh
 # One AF_ALG stream (the IV set once, then 16 requests of 64 KiB, as
 # kcapi-enc sends a file) gives the same ciphertext whichever path
-# xts_offload takes: the engine, the software fallback (its SIMD wrapper's
-# inner algorithm called directly, and the wrapper itself with
-# fallback_direct=0), or the engine failing and the request recomputed.
+# xts_offload takes: the engine, the software fallback (the SIMD wrapper
+# xts-aes-aesni*, always through the wrapper), or the engine failing and
+# the request recomputed.
 # Every path leaves the IV as the generic xts template does (unchanged),
 # and decrypts the others' streams.
 . "$(dirname "$0")/lib.sh"
@@ -42,7 +42,8 @@ expect_eq "the engine took none of it" 0 $(($(xo_total requests) - r0))
 
 # inner_refs: references held on the SIMD wrappers' inner algorithms
 # (/proc/crypto, driver __xts-aes-*). A fallback holds one through the
-# wrapper's cryptd; a tfm with the direct path one more.
+# wrapper's cryptd, and a tfm of ours no other: the module no longer
+# allocates the inner algorithm by its name (fallback_direct, removed).
 inner_refs() {
 	awk '/^name/ { d = 0 } $1 == "driver" && $3 ~ /^__xts-aes/ { d = 1 }
 		d && $1 == "refcnt" { n += $3 } END { print n + 0 }' /proc/crypto
@@ -57,16 +58,11 @@ refs_of_mapping() {
 	xts_close fbd
 }
 ramdisk 4 || bail "cannot create a ramdisk"
-direct_refs=$(refs_of_mapping)
-echo 0 >"$XO_PARAM/fallback_direct"
-wrapper_refs=$(refs_of_mapping)
-diag "references on the inner algorithm per mapping: $direct_refs (fallback_direct=1), $wrapper_refs (0)"
-expect_eq "fallback_direct=1: a tfm holds the wrapper's inner algorithm once more" \
-	$((wrapper_refs + 1)) "$direct_refs"
-check "fallback through the SIMD wrapper (fallback_direct=0): xts-aes-offload streams as $REF" \
+expect_eq "a mapping holds the wrapper's inner algorithm only through its fallback" \
+	1 "$(refs_of_mapping)"
+check "no fallback_direct parameter" test ! -e "$XO_PARAM/fallback_direct"
+check "the fallback through the SIMD wrapper streams as $REF again" \
 	xts-afalg stream xts-aes-offload "$REF"
-echo 1 >"$XO_PARAM/fallback_direct"
-check "and with it again (fallback_direct=1)" xts-afalg stream xts-aes-offload "$REF"
 echo 0 >"$XO_PARAM/threshold"
 
 echo 1000 >"$XO_DEBUGFS/inject_errors"

@@ -8,7 +8,7 @@
 # data written through xts-aes-aesni.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xts-lib.sh"
-plan 77
+plan 82
 
 MIB=1048576
 DATA_MIB=4
@@ -191,6 +191,33 @@ else
 	ok "an engine declaring more per-job room than the core has is refused"
 fi
 check "the log says why" sh -c "dmesg | grep -q 'engine refused: priv_size above XO_JOB_PRIV_SIZE'"
+
+# An engine that answers after the known-answer test gave up (5 s) is
+# refused, and the job it still holds completes before its module goes:
+# insmod returns once the late answer is in, and nothing of the refused
+# engine is left for it to land on. Before, the job's timer fired a second
+# after the module had gone, into a destroyed workqueue and freed memory.
+# busybox's insmod and modprobe try init_module() again when
+# finit_module() fails, for whatever reason: each attempt's late answer is
+# waited for, so the load takes at least 6 s per attempt the log shows.
+dmesg -c >/dev/null
+f0=$(xo_total in_flight)
+t0=$(cut -d. -f1 /proc/uptime)
+if insmod "/lib/modules/$(uname -r)/extra/xts_offload_loopback.ko" delay_ms=6000 2>/dev/null; then
+	rmmod xts_offload_loopback
+	not_ok "delay_ms=6000: an engine slower than the known-answer test's 5 s is refused"
+else
+	ok "delay_ms=6000: an engine slower than the known-answer test's 5 s is refused"
+fi
+t1=$(cut -d. -f1 /proc/uptime)
+tries=$(dmesg | grep -c 'known-answer test: the engine did not answer within 5 s')
+expect_ge "the log says it did not answer in time" "$tries" 1
+expect_ge "insmod returned only after the late answers ($tries attempts, $((t1 - t0)) s)" \
+	$((t1 - t0)) $((6 * tries))
+# Past the late answer's due time even if insmod had not waited for it.
+sleep 2
+expect_eq "no job left in flight (in_flight total)" "$f0" "$(xo_total in_flight)"
+check "a loopback engine loads and passes its test afterwards" lb_load
 
 # 3. Completions out of order.
 check "reorder=8: jobs held in batches of 8, completed last first" lb_load reorder=8
