@@ -491,6 +491,20 @@ static void drive_key(const struct node *nd, const struct opal_drive_ident *id, 
 	snprintf(out, cap, "name:%s", id->name);
 }
 
+/*
+ * A disk a drive can be found as: not a partition, not a hidden NVMe path
+ * (nvmeXcYnZ, or hidden=1), and with a node in /dev.
+ */
+static bool whole_disk(const struct opal_drive_roots *roots, const char *name, struct node *nd)
+{
+	char hidden[8];
+
+	if (locate(roots, name, nd) || exists(nd->base, "partition") || nvme_path_name(name))
+		return false;
+	read_text(nd->base, "hidden", hidden, sizeof(hidden));
+	return strcmp(hidden, "1") && exists(root_dev(roots), name);
+}
+
 static int list_disks(const struct opal_drive_roots *roots, char ***out, size_t *count)
 {
 	char path[PATH_MAX];
@@ -555,17 +569,11 @@ int opal_drive_find_in(const struct opal_drive_roots *roots, enum opal_drive_key
 		return rc;
 	}
 	for (size_t i = 0; i < n && !other[0]; i++) {
-		char hidden[8], k[sizeof(first_key)];
+		char k[sizeof(first_key)];
 		struct node nd;
 		bool match;
 
-		if (locate(roots, names[i], &nd) || exists(nd.base, "partition") ||
-		    nvme_path_name(names[i]))
-			continue;
-		read_text(nd.base, "hidden", hidden, sizeof(hidden));
-		if (!strcmp(hidden, "1") || !exists(root_dev(roots), names[i]))
-			continue;
-		if (identify_node(&nd, names[i], id))
+		if (!whole_disk(roots, names[i], &nd) || identify_node(&nd, names[i], id))
 			continue;
 		match = key == OPAL_DRIVE_BY_SERIAL ? id->serial[0] && !strcmp(id->serial, want) :
 						       opal_drive_wwn_equal(id->wwn, value);
@@ -596,6 +604,52 @@ int opal_drive_find_in(const struct opal_drive_roots *roots, enum opal_drive_key
 int opal_drive_find(enum opal_drive_key key, const char *value, char *path, size_t cap)
 {
 	return opal_drive_find_in(NULL, key, value, path, cap);
+}
+
+int opal_drive_list(const struct opal_drive_roots *roots, char ***paths, size_t *count)
+{
+	char **names = NULL, **out = NULL;
+	size_t n = 0, k = 0;
+	int rc = list_disks(roots, &names, &n);
+
+	*paths = NULL;
+	*count = 0;
+	if (rc)
+		return rc;
+	out = calloc(n ? n : 1, sizeof(*out));
+	rc = out ? 0 : -ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct opal_drive_ident id;
+		struct node nd;
+		char p[PATH_MAX];
+
+		/* Drives that speak a storage protocol: NVMe, SCSI, ATA (not loop, dm, md). */
+		if (!whole_disk(roots, names[i], &nd) || identify_node(&nd, names[i], &id) ||
+		    id.transport == OPAL_DRIVE_OTHER)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", root_dev(roots), names[i]);
+		if (!(out[k] = strdup(p)))
+			rc = -ENOMEM;
+		else
+			k++;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (rc) {
+		opal_drive_list_free(out, k);
+		return rc;
+	}
+	*paths = out;
+	*count = k;
+	return 0;
+}
+
+void opal_drive_list_free(char **paths, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free(paths[i]);
+	free(paths);
 }
 
 /* --------------------------------------------------------------- SG_IO */

@@ -137,6 +137,15 @@ int opal_drive_identify_name(const struct opal_drive_roots *roots, const char *n
 int opal_drive_find_in(const struct opal_drive_roots *roots, enum opal_drive_key key,
 		       const char *value, char *path, size_t cap);
 
+/*
+ * The drives there are now, as opal_drive_find sees them (whole disks with
+ * a /dev node, hidden NVMe paths left out) that speak a storage protocol
+ * (NVMe, SCSI, ATA; not loop, dm or md): "/dev/NAME" paths in the kernel's
+ * order, freed with opal_drive_list_free. roots NULL: /sys and /dev.
+ */
+int opal_drive_list(const struct opal_drive_roots *roots, char ***paths, size_t *count);
+void opal_drive_list_free(char **paths, size_t count);
+
 /* Whether two WWNs name the same drive (prefixes and case ignored). */
 bool opal_drive_wwn_equal(const char *a, const char *b);
 

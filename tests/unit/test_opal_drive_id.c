@@ -306,6 +306,18 @@ static void test_nvme_multipath(void **state)
 	devnode(f, "nvme0n2");
 	devnode(f, "nvme0n10");
 
+	/* The drives scan lists: the heads, in the kernel's order; no path, partition or node-less disk. */
+	{
+		char **paths;
+		size_t n;
+
+		assert_int_equal(opal_drive_list(&f->roots, &paths, &n), 0);
+		assert_int_equal(n, 3);
+		assert_true(strstr(paths[0], "/dev/nvme0n1") && !strcmp(strrchr(paths[0], '/'), "/nvme0n1"));
+		assert_string_equal(strrchr(paths[1], '/'), "/nvme0n2");
+		assert_string_equal(strrchr(paths[2], '/'), "/nvme0n10");
+		opal_drive_list_free(paths, n);
+	}
 	expect_find(f, OPAL_DRIVE_BY_SERIAL, "S4EWNX0R123456", "nvme0n1");
 	expect_find(f, OPAL_DRIVE_BY_WWN, "eui.0025388b91c1d2e3", "nvme0n1");
 	expect_find(f, OPAL_DRIVE_BY_WWN, "0025388B91C1D2E4", "nvme0n2");

@@ -1414,30 +1414,25 @@ void text_keygen(struct ctx *c, json_object *res)
 
 int cmd_scan(struct ctx *c)
 {
-	DIR *d = opendir("/sys/class/block");
-	struct dirent *e;
+	char **paths;
+	size_t n;
 	json_object *arr;
+	int rc = opal_drive_list(NULL, &paths, &n);
 
-	if (!d)
-		return fail(c, EXIT_DEVICE, "scan: cannot list /sys/class/block: %s", strerror(errno));
+	if (rc)
+		return fail(c, EXIT_DEVICE, "scan: cannot list the disks in /sys/class/block: %s",
+			    strerror(-rc));
 	arr = json_object_new_array();
 	json_object_object_add(c->jout, "devices", arr);
-	while ((e = readdir(d))) {
-		char path[300], part[300];
+	for (size_t i = 0; i < n; i++) {
 		struct opal_drive *dev;
 		struct opal_discovery disc;
 		const char *ssc = NULL;
+		char why[160];
 		json_object *o;
-		int rc;
 
-		if (strncmp(e->d_name, "sd", 2) && strncmp(e->d_name, "nvme", 4))
-			continue;
-		snprintf(part, sizeof(part), "/sys/class/block/%s/partition", e->d_name);
-		if (!access(part, F_OK))
-			continue;
-		snprintf(path, sizeof(path), "/dev/%s", e->d_name);
-		rc = opalctl_dev_open(path, c->transport, c->timeout_ms, false, &dev, part,
-				      sizeof(part));
+		rc = opalctl_dev_open(paths[i], c->transport, c->timeout_ms, false, &dev, why,
+				      sizeof(why));
 		if (rc)
 			dev = NULL;
 		else
@@ -1445,7 +1440,7 @@ int cmd_scan(struct ctx *c)
 		if (!rc)
 			ssc = opal_discovery_ssc(&disc);
 		o = json_object_new_object();
-		json_object_object_add(o, "device", json_object_new_string(path));
+		json_object_object_add(o, "device", json_object_new_string(paths[i]));
 		json_object_object_add(o, "opal", jbool(!rc && ssc));
 		if (!rc)
 			discovery_json(o, &disc);
@@ -1455,7 +1450,7 @@ int cmd_scan(struct ctx *c)
 		if (dev)
 			opalctl_dev_close(dev);
 	}
-	closedir(d);
+	opal_drive_list_free(paths, n);
 	return 0;
 }
 
