@@ -1402,38 +1402,23 @@ static int load_table(struct ctx *c, const char *table, struct opaltab_entry **v
 	return 0;
 }
 
+/* What a run over the table's entries does with each (unlock-all, lock-all). */
+struct entry_run {
+	int (*one)(struct ctx *c, const struct opaltab_entry *e, const struct deadline *dl,
+		   json_object *res);
+	void (*line)(FILE *o, json_object *res);
+	const char *done;	/* the count's name: "unlocked", "locked" */
+	bool record;		/* write each entry's state to --state-dir */
+};
+
 /*
- * A run over the table's entries (unlock-all, lock-all): the table loaded,
- * every --name known to it, the deadline started. 0 or the failure
- * reported (*v is then freed).
+ * The table loaded, every --name known to it, the deadline started; then
+ * each entry named (or, without names, each one not noauto), its line
+ * printed as soon as it is done (at boot an entry can take minutes; --json:
+ * the whole result at the end, also when some failed). 0, 11 when an entry
+ * failed, or the failure reported.
  */
-static int table_run(struct ctx *c, const char *table, struct opaltab_entry **v, size_t *n,
-		     struct deadline *dl)
-{
-	int rc = load_table(c, table, v, n);
-
-	if (rc)
-		return rc;
-	for (unsigned int i = 0; i < c->nnames; i++) {
-		bool known = false;
-
-		for (size_t j = 0; j < *n; j++)
-			known |= !strcmp((*v)[j].name, c->names[i]);
-		if (!known) {
-			free(*v);
-			*v = NULL;
-			return fail(c, EXIT_USAGE, "%s: no entry named '%s' in %s", c->cmd, c->names[i],
-				    table);
-		}
-	}
-	if (c->have_deadline) {
-		dl->set = true;
-		dl->end = opalctl_now_ms() + (uint64_t)c->deadline_s * 1000;
-	}
-	return 0;
-}
-
-int cmd_unlock_all(struct ctx *c)
+static int run_entries(struct ctx *c, const struct entry_run *how)
 {
 	const char *table = c->table ? c->table : OPALTAB_DEFAULT;
 	struct opaltab_entry *v = NULL;
@@ -1441,10 +1426,25 @@ int cmd_unlock_all(struct ctx *c)
 	size_t n = 0;
 	unsigned int failed = 0;
 	json_object *entries;
-	int rc = table_run(c, table, &v, &n, &dl);
+	int rc = load_table(c, table, &v, &n);
 
 	if (rc)
 		return rc;
+	for (unsigned int i = 0; i < c->nnames; i++) {
+		bool known = false;
+
+		for (size_t j = 0; j < n; j++)
+			known |= !strcmp(v[j].name, c->names[i]);
+		if (!known) {
+			free(v);
+			return fail(c, EXIT_USAGE, "%s: no entry named '%s' in %s", c->cmd, c->names[i],
+				    table);
+		}
+	}
+	if (c->have_deadline) {
+		dl.set = true;
+		dl.end = opalctl_now_ms() + (uint64_t)c->deadline_s * 1000;
+	}
 	dl.prompt_ms = (uint64_t)(c->prompt_timeout_s ? c->prompt_timeout_s : 120) * 1000;
 	json_object_object_add(c->jout, "table", json_object_new_string(table));
 	entries = json_object_new_array();
@@ -1460,26 +1460,33 @@ int cmd_unlock_all(struct ctx *c)
 		}
 		o = json_object_new_object();
 		json_object_array_add(entries, o);
-		if (unlock_entry(c, &v[i], &dl, o))
+		if (how->one(c, &v[i], &dl, o))
 			failed++;
-		write_state(c, o);
-		/*
-		 * Each entry's line as soon as it is done (at boot an entry can
-		 * take minutes), by the renderer of one entry; text_unlock_all
-		 * adds the rest. --json: the whole result at the end.
-		 */
+		if (how->record)
+			write_state(c, o);
 		if (!c->json) {
-			unlock_entry_text(c->out, o);
+			how->line(c->out, o);
 			fflush(c->out);
 		}
 	}
 	free(v);
-	json_object_object_add(c->jout, "unlocked", json_object_new_int((int)(json_object_array_length(entries) - failed)));
+	json_object_object_add(c->jout, how->done,
+			       json_object_new_int((int)(json_object_array_length(entries) - failed)));
 	json_object_object_add(c->jout, "failed", json_object_new_int((int)failed));
 	if (failed && c->json)
 		emit_result(c);	/* the entries that failed are the point of it */
 	return failed ? EXIT_INCOMPLETE : 0;
 }
+
+int cmd_unlock_all(struct ctx *c)
+{
+	static const struct entry_run how = {
+		.one = unlock_entry, .line = unlock_entry_text, .done = "unlocked", .record = true,
+	};
+
+	return run_entries(c, &how);
+}
+
 
 /*
  * lock-all: lock the ranges of the table's entries again (those named, or
@@ -1561,39 +1568,11 @@ static void lock_entry_text(FILE *o, json_object *res)
 
 int cmd_lock_all(struct ctx *c)
 {
-	const char *table = c->table ? c->table : OPALTAB_DEFAULT;
-	struct opaltab_entry *v = NULL;
-	struct deadline dl = { 0 };
-	size_t n = 0;
-	unsigned int failed = 0;
-	json_object *entries;
-	int rc = table_run(c, table, &v, &n, &dl);
+	static const struct entry_run how = {
+		.one = lock_entry, .line = lock_entry_text, .done = "locked",
+	};
 
-	if (rc)
-		return rc;
-	json_object_object_add(c->jout, "table", json_object_new_string(table));
-	entries = json_object_new_array();
-	json_object_object_add(c->jout, "entries", entries);
-	for (size_t i = 0; i < n; i++) {
-		json_object *o;
-
-		if (c->nnames ? !named(c, v[i].name) : v[i].noauto)
-			continue;
-		o = json_object_new_object();
-		json_object_array_add(entries, o);
-		if (lock_entry(c, &v[i], &dl, o))
-			failed++;
-		if (!c->json) {
-			lock_entry_text(c->out, o);
-			fflush(c->out);
-		}
-	}
-	free(v);
-	json_object_object_add(c->jout, "locked", json_object_new_int((int)(json_object_array_length(entries) - failed)));
-	json_object_object_add(c->jout, "failed", json_object_new_int((int)failed));
-	if (failed && c->json)
-		emit_result(c);
-	return failed ? EXIT_INCOMPLETE : 0;
+	return run_entries(c, &how);
 }
 
 void text_lock_all(struct ctx *c, json_object *res)
