@@ -189,8 +189,7 @@ int opal_random(struct opal_dev *dev, void *buf, size_t len)
 		return rc;
 	}
 	while (!rc && len) {
-		size_t n = len < 32 ? len : 32, got_len;
-		const uint8_t *got;
+		size_t n = len < 32 ? len : 32;
 
 		opal_buf_init(&b, mem, sizeof(mem));
 		opal_put_call_begin(&b, &OPAL_UID_THISSP, &OPAL_M_RANDOM);
@@ -199,12 +198,9 @@ int opal_random(struct opal_dev *dev, void *buf, size_t len)
 		rc = opal_session_call(s, &b, r);
 		if (rc)
 			break;
-		if (opal_resp_count(r) != 1 || opal_resp_bytes(r, 0, &got, &got_len) ||
-		    got_len != n) {
-			rc = OPAL_ERR_PROTOCOL;
+		rc = opal_resp_take_bytes(r, p, n);
+		if (rc)
 			break;
-		}
-		memcpy(p, got, n);
 		p += n;
 		len -= n;
 	}

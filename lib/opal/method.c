@@ -245,3 +245,14 @@ int opal_set_column_bytes(struct opal_session *s, const opal_uid *obj, unsigned 
 	explicit_bzero(mem, sizeof(mem));
 	return rc;
 }
+
+int opal_resp_take_bytes(const struct opal_resp *r, void *out, size_t n)
+{
+	const uint8_t *got;
+	size_t len;
+
+	if (opal_resp_count(r) != 1 || opal_resp_bytes(r, 0, &got, &len) || len != n)
+		return OPAL_ERR_PROTOCOL;
+	memcpy(out, got, n);
+	return 0;
+}

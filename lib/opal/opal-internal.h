@@ -66,6 +66,8 @@ int opal_get_columns(struct opal_session *s, const opal_uid *obj, unsigned first
 void opal_put_set_begin(struct opal_buf *b, const opal_uid *obj);
 void opal_put_set_end(struct opal_buf *b);
 int opal_call_simple(struct opal_session *s, struct opal_buf *b);
+/* A reply of one result, a byte string of exactly n bytes, copied to out; else OPAL_ERR_PROTOCOL. */
+int opal_resp_take_bytes(const struct opal_resp *r, void *out, size_t n);
 /* Admin1 for who 0, else User who. */
 opal_uid opal_authority_uid(unsigned who);
 /* End the session, keeping the first error. */

@@ -173,8 +173,7 @@ static int table_read(struct opal_session *s, const opal_uid *table, uint64_t of
 	if (!r)
 		return OPAL_ERR_NOMEM;
 	while (!rc && len) {
-		size_t n = table_chunk(len, room), got_len;
-		const uint8_t *got;
+		size_t n = table_chunk(len, room);
 
 		opal_buf_init(&b, mem, sizeof(mem));
 		opal_put_call_begin(&b, table, &OPAL_M_GET);
@@ -187,12 +186,9 @@ static int table_read(struct opal_session *s, const opal_uid *table, uint64_t of
 		if (rc)
 			break;
 		/* One result: the bytes of the rows asked for. */
-		if (opal_resp_count(r) != 1 || opal_resp_bytes(r, 0, &got, &got_len) ||
-		    got_len != n) {
-			rc = OPAL_ERR_PROTOCOL;
+		rc = opal_resp_take_bytes(r, p, n);
+		if (rc)
 			break;
-		}
-		memcpy(p, got, n);
 		offset += n;
 		p += n;
 		len -= n;
