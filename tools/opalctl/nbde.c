@@ -31,222 +31,12 @@
 #include <openssl/rand.h>
 
 #include "opal-drive-id.h"
+#include "clevis.h"
 #include "opalctl-cmd.h"
 #include "opaltab.h"
 
 #define SLOT_PIN_BYTES 32
 #define KEYS_DIR "/etc/fdekit/keys"
-/* Each step of a Tang exchange (curl inside clevis-decrypt-tang). */
-#define CURL_CONNECT_TIMEOUT 5
-
-/* ------------------------------------------------------------ children */
-
-/* What a child reads and where its output goes. */
-struct child_io {
-	int in_fd;
-	const uint8_t *in_data;
-	size_t in_len;
-	int out_fd;
-	struct secret *capture;
-	const char *curl_home;	/* CURL_HOME for the child, or NULL */
-};
-
-/*
- * Start argv as io says, in a process group of its own. When io->out_fd
- * < 0 its stdout is a pipe whose read end goes to *out_pipe; when
- * io->in_fd < 0, io->in_data is written to its stdin. Returns the pid or
- * -errno.
- */
-static pid_t spawn_child(char *const argv[], const struct child_io *io, int *out_pipe)
-{
-	int inp[2] = { -1, -1 }, outp[2] = { -1, -1 }, rc = 0;
-	pid_t pid;
-
-	if ((io->in_fd < 0 && pipe2(inp, O_CLOEXEC)) || (io->out_fd < 0 && pipe2(outp, O_CLOEXEC))) {
-		rc = -errno;
-		goto fail;
-	}
-	pid = fork();
-	if (pid < 0) {
-		rc = -errno;
-		goto fail;
-	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		if (dup2(io->in_fd >= 0 ? io->in_fd : inp[0], 0) < 0 ||
-		    dup2(io->out_fd >= 0 ? io->out_fd : outp[1], 1) < 0)
-			_exit(126);
-		if (io->curl_home)
-			setenv("CURL_HOME", io->curl_home, 1);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	if (io->in_fd < 0) {
-		close(inp[0]);
-		/* A PIN fits in the pipe's buffer: no deadlock with the child. */
-		if (io->in_len && write(inp[1], io->in_data, io->in_len) != (ssize_t)io->in_len)
-			kill(-pid, SIGKILL);
-		close(inp[1]);
-	}
-	if (io->out_fd < 0) {
-		close(outp[1]);
-		*out_pipe = outp[0];
-	}
-	return pid;
-fail:
-	for (int i = 0; i < 2; i++) {
-		if (inp[i] >= 0)
-			close(inp[i]);
-		if (outp[i] >= 0)
-			close(outp[i]);
-	}
-	return rc;
-}
-
-/*
- * Wait for pid's exit until end (monotonic ms); at end, or at once when
- * kill_now, its whole group is killed. Returns the exit status (0..255),
- * 128+signal, or -ETIMEDOUT when it had to be killed for the time.
- */
-static int reap_child(pid_t pid, uint64_t end, bool kill_now)
-{
-	int status = 0;
-
-	for (;;) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR)
-			return -errno;
-		if (kill_now || opalctl_now_ms() >= end) {
-			kill(-pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			return kill_now ? 128 + SIGKILL : -ETIMEDOUT;
-		}
-		usleep(20000);
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/*
- * Read fd into capture until end of file, end (monotonic ms), or capture
- * full; given up as soon as wake_fd (>= 0) is readable. Returns 0,
- * 1 (woken), -ETIMEDOUT or -EFBIG.
- */
-static int capture_output(int fd, struct secret *capture, uint64_t end, int wake_fd)
-{
-	for (;;) {
-		int rc = wait_readable(fd, wake_fd, end);
-		ssize_t n;
-
-		if (rc)
-			return rc;
-		n = read(fd, capture->data + capture->len, capture->cap - capture->len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return 0;
-		capture->len += (size_t)n;
-		if (capture->len == capture->cap)
-			return -EFBIG;
-	}
-}
-
-/*
- * Run argv with stdin from in_fd (or, when in_fd < 0, from the bytes
- * in_data through a pipe), stdout into out_fd (or, when out_fd < 0, into
- * capture), stderr inherited. Killed, with its process group, after
- * timeout_ms. Returns the exit status (0..255), 128+signal, or -errno
- * (-ETIMEDOUT when killed for the timeout).
- */
-static int run_child(char *const argv[], struct child_io *io, uint64_t timeout_ms)
-{
-	uint64_t end = opalctl_now_ms() + timeout_ms;
-	int out = -1, rc = 0, st;
-	pid_t pid = spawn_child(argv, io, &out);
-
-	if (pid < 0)
-		return pid;
-	if (out >= 0) {
-		rc = capture_output(out, io->capture, end, -1);
-		close(out);
-	}
-	st = reap_child(pid, end, rc != 0);
-	return rc ? rc : st;
-}
-
-/*
- * A directory holding a .curlrc that bounds every curl call of the Tang
- * pin (clevis-decrypt-tang runs curl with no timeout: curl's default
- * connect timeout is 300 s). Returns 0 and the directory in dir.
- */
-static int curl_home(char *dir, size_t cap, unsigned int max_s)
-{
-	char rc_path[PATH_MAX];
-	const char *base = access("/run", W_OK) ? "/tmp" : "/run";
-	FILE *f;
-
-	snprintf(dir, cap, "%s/fdekit-curl.XXXXXX", base);
-	if (!mkdtemp(dir))
-		return -errno;
-	snprintf(rc_path, sizeof(rc_path), "%s/.curlrc", dir);
-	f = fopen(rc_path, "w");
-	if (!f)
-		return -errno;
-	fprintf(f, "connect-timeout = %u\nmax-time = %u\n",
-		CURL_CONNECT_TIMEOUT < max_s ? CURL_CONNECT_TIMEOUT : max_s, max_s ? max_s : 1);
-	fclose(f);
-	return 0;
-}
-
-static void curl_home_remove(const char *dir)
-{
-	char rc_path[PATH_MAX];
-
-	snprintf(rc_path, sizeof(rc_path), "%s/.curlrc", dir);
-	unlink(rc_path);
-	rmdir(dir);
-}
-
-/* clevis decrypt < jwe: the PIN into out. Returns 0 or a reason. */
-static int clevis_decrypt(const char *jwe, unsigned int timeout_s, struct secret *out,
-			  char *why, size_t whylen)
-{
-	char *const argv[] = { (char *)"clevis", (char *)"decrypt", NULL };
-	struct child_io io = { .out_fd = -1, .capture = out };
-	char home[64];
-	int fd, rc;
-
-	out->len = 0;
-	fd = open(jwe, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(why, whylen, "cannot open %s: %s", jwe, strerror(errno));
-		return -errno;
-	}
-	io.in_fd = fd;
-	rc = curl_home(home, sizeof(home), timeout_s);
-	if (!rc) {
-		io.curl_home = home;
-		rc = run_child(argv, &io, (uint64_t)timeout_s * 1000);
-		curl_home_remove(home);
-	}
-	close(fd);
-	if (rc == -ETIMEDOUT)
-		snprintf(why, whylen, "clevis decrypt did not finish within %u s", timeout_s);
-	else if (rc == 127)
-		snprintf(why, whylen, "clevis is not installed (or not in the initramfs)");
-	else if (rc)
-		snprintf(why, whylen, "clevis decrypt failed (exit %d): the key server is unreachable or no longer has the key (rotated and deleted: rebind the slot), the TPM is busy, or this machine cannot open the JWE", rc);
-	else if (!out->len || out->len > OPAL_PIN_MAX)
-		snprintf(why, whylen, "clevis decrypt gave %zu bytes, not a PIN", out->len);
-	else
-		return 0;
-	explicit_bzero(out->data, out->cap);
-	out->len = 0;
-	return rc ? rc : -EINVAL;
-}
 
 /* ---------------------------------------------------------- key slots */
 
@@ -396,17 +186,10 @@ int cmd_bind(struct ctx *c)
 		rc = fail(c, EXIT_KEYFILE, "bind: cannot create %s: %s", tmp, strerror(errno));
 		goto out;
 	}
-	{
-		char *const argv[] = { (char *)"clevis", (char *)"encrypt", (char *)c->pin,
-				       (char *)c->pin_config, NULL };
-		struct child_io io = { .in_fd = -1, .in_data = pin->data, .in_len = pin->len,
-				       .out_fd = fd };
-
-		if (c->verbose)
-			fprintf(c->err, "opalctl: bind: clevis encrypt %s '%s' for User%u\n", c->pin,
-				c->pin_config, user);
-		rc = run_child(argv, &io, 120000);
-	}
+	if (c->verbose)
+		fprintf(c->err, "opalctl: bind: clevis encrypt %s '%s' for User%u\n", c->pin,
+			c->pin_config, user);
+	rc = clevis_encrypt(c->pin, c->pin_config, pin, fd, 120);
 	if (!rc && fsync(fd))
 		rc = -errno;
 	close(fd);
@@ -547,45 +330,6 @@ void text_unbind(struct ctx *c, json_object *res)
 		res_int(res, "slot"), had_jwe ? "; deleted " : "", res_str(res, "jwe_removed"));
 }
 
-/* The clevis pin of a JWE: its protected header's clevis.pin. */
-static void jwe_pin(const char *path, char *out, size_t cap)
-{
-	char buf[8192], hdr[4096];
-	unsigned char raw[4096];
-	FILE *f = fopen(path, "r");
-	size_t n = 0, k;
-	int len;
-	json_object *j = NULL, *cl, *pin;
-	json_tokener *tok;
-
-	snprintf(out, cap, "?");
-	if (!f)
-		return;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	k = strcspn(buf, ".");
-	if (k == n || k >= sizeof(hdr) - 4)
-		return;
-	/* base64url without padding -> base64 */
-	for (size_t i = 0; i < k; i++)
-		hdr[i] = buf[i] == '-' ? '+' : buf[i] == '_' ? '/' : buf[i];
-	while (k % 4)
-		hdr[k++] = '=';
-	hdr[k] = 0;
-	len = EVP_DecodeBlock(raw, (unsigned char *)hdr, (int)k);
-	if (len <= 0)
-		return;
-	tok = json_tokener_new();
-	j = tok ? json_tokener_parse_ex(tok, (const char *)raw, len) : NULL;
-	if (tok)
-		json_tokener_free(tok);
-	if (j && json_object_object_get_ex(j, "clevis", &cl) &&
-	    json_object_object_get_ex(cl, "pin", &pin))
-		snprintf(out, cap, "%s", json_object_get_string(pin));
-	json_object_put(j);
-}
-
 /* The JWE an unlock table entry for this drive names for user, if any. */
 static void table_jwe(struct ctx *c, const struct opaltab_entry *tab, size_t n, unsigned int user,
 		      char *out, size_t cap)
@@ -683,7 +427,7 @@ int cmd_slots(struct ctx *c)
 			if (access(jwe, R_OK))
 				jwe[0] = 0;
 			else
-				jwe_pin(jwe, pin, sizeof(pin));
+				clevis_jwe_pin(jwe, pin, sizeof(pin));
 		}
 		if (u)
 			snprintf(name, sizeof(name), "User%u", u);

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Child processes with bounded time, and Clevis: seal, open, and read a
+ * JWE's protected header (clevis.h).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "clevis.h"
+#include "opal.h"
+
+/* ------------------------------------------------------------ children */
+/*
+ * Start argv as io says, in a process group of its own. When io->out_fd
+ * < 0 its stdout is a pipe whose read end goes to *out_pipe; when
+ * io->in_fd < 0, io->in_data is written to its stdin. Returns the pid or
+ * -errno.
+ */
+pid_t spawn_child(char *const argv[], const struct child_io *io, int *out_pipe)
+{
+	int inp[2] = { -1, -1 }, outp[2] = { -1, -1 }, rc = 0;
+	pid_t pid;
+
+	if ((io->in_fd < 0 && pipe2(inp, O_CLOEXEC)) || (io->out_fd < 0 && pipe2(outp, O_CLOEXEC))) {
+		rc = -errno;
+		goto fail;
+	}
+	pid = fork();
+	if (pid < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		if (dup2(io->in_fd >= 0 ? io->in_fd : inp[0], 0) < 0 ||
+		    dup2(io->out_fd >= 0 ? io->out_fd : outp[1], 1) < 0)
+			_exit(126);
+		if (io->curl_home)
+			setenv("CURL_HOME", io->curl_home, 1);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	if (io->in_fd < 0) {
+		close(inp[0]);
+		/* A PIN fits in the pipe's buffer: no deadlock with the child. */
+		if (io->in_len && write(inp[1], io->in_data, io->in_len) != (ssize_t)io->in_len)
+			kill(-pid, SIGKILL);
+		close(inp[1]);
+	}
+	if (io->out_fd < 0) {
+		close(outp[1]);
+		*out_pipe = outp[0];
+	}
+	return pid;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (inp[i] >= 0)
+			close(inp[i]);
+		if (outp[i] >= 0)
+			close(outp[i]);
+	}
+	return rc;
+}
+
+/*
+ * Wait for pid's exit until end (monotonic ms); at end, or at once when
+ * kill_now, its whole group is killed. Returns the exit status (0..255),
+ * 128+signal, or -ETIMEDOUT when it had to be killed for the time.
+ */
+int reap_child(pid_t pid, uint64_t end, bool kill_now)
+{
+	int status = 0;
+
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			return -errno;
+		if (kill_now || opalctl_now_ms() >= end) {
+			kill(-pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return kill_now ? 128 + SIGKILL : -ETIMEDOUT;
+		}
+		usleep(20000);
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * Read fd into capture until end of file, end (monotonic ms), or capture
+ * full; given up as soon as wake_fd (>= 0) is readable. Returns 0,
+ * 1 (woken), -ETIMEDOUT or -EFBIG.
+ */
+int capture_output(int fd, struct secret *capture, uint64_t end, int wake_fd)
+{
+	for (;;) {
+		int rc = wait_readable(fd, wake_fd, end);
+		ssize_t n;
+
+		if (rc)
+			return rc;
+		n = read(fd, capture->data + capture->len, capture->cap - capture->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		capture->len += (size_t)n;
+		if (capture->len == capture->cap)
+			return -EFBIG;
+	}
+}
+
+/*
+ * Run argv with stdin from in_fd (or, when in_fd < 0, from the bytes
+ * in_data through a pipe), stdout into out_fd (or, when out_fd < 0, into
+ * capture), stderr inherited. Killed, with its process group, after
+ * timeout_ms. Returns the exit status (0..255), 128+signal, or -errno
+ * (-ETIMEDOUT when killed for the timeout).
+ */
+int run_child(char *const argv[], struct child_io *io, uint64_t timeout_ms)
+{
+	uint64_t end = opalctl_now_ms() + timeout_ms;
+	int out = -1, rc = 0, st;
+	pid_t pid = spawn_child(argv, io, &out);
+
+	if (pid < 0)
+		return pid;
+	if (out >= 0) {
+		rc = capture_output(out, io->capture, end, -1);
+		close(out);
+	}
+	st = reap_child(pid, end, rc != 0);
+	return rc ? rc : st;
+}
+
+/*
+ * A directory holding a .curlrc that bounds every curl call of the Tang
+ * pin (clevis-decrypt-tang runs curl with no timeout: curl's default
+ * connect timeout is 300 s). Returns 0 and the directory in dir.
+ */
+int curl_home(char *dir, size_t cap, unsigned int max_s)
+{
+	char rc_path[PATH_MAX];
+	const char *base = access("/run", W_OK) ? "/tmp" : "/run";
+	FILE *f;
+
+	snprintf(dir, cap, "%s/fdekit-curl.XXXXXX", base);
+	if (!mkdtemp(dir))
+		return -errno;
+	snprintf(rc_path, sizeof(rc_path), "%s/.curlrc", dir);
+	f = fopen(rc_path, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "connect-timeout = %u\nmax-time = %u\n",
+		CURL_CONNECT_TIMEOUT < max_s ? CURL_CONNECT_TIMEOUT : max_s, max_s ? max_s : 1);
+	fclose(f);
+	return 0;
+}
+
+void curl_home_remove(const char *dir)
+{
+	char rc_path[PATH_MAX];
+
+	snprintf(rc_path, sizeof(rc_path), "%s/.curlrc", dir);
+	unlink(rc_path);
+	rmdir(dir);
+}
+
+/* Why clevis decrypt failed, into why; out wiped. */
+static int decrypt_result(int rc, unsigned int timeout_s, struct secret *out, size_t max,
+			  char *why, size_t whylen)
+{
+	if (rc == -ETIMEDOUT)
+		snprintf(why, whylen, "clevis decrypt did not finish within %u s", timeout_s);
+	else if (rc == 127)
+		snprintf(why, whylen, "clevis is not installed (or not in the initramfs)");
+	else if (rc)
+		snprintf(why, whylen, "clevis decrypt failed (exit %d): the key server is unreachable or no longer has the key (rotated and deleted: rebind the slot), the TPM is busy, or this machine cannot open the JWE", rc);
+	else if (!out->len || out->len > max)
+		snprintf(why, whylen, "clevis decrypt gave %zu bytes, not a %s", out->len,
+			 max == OPAL_PIN_MAX ? "PIN" : "secret");
+	else
+		return 0;
+	explicit_bzero(out->data, out->cap);
+	out->len = 0;
+	return rc ? rc : -EINVAL;
+}
+
+/* clevis decrypt with io's stdin, every curl call bounded. */
+static int decrypt_io(struct child_io *io, unsigned int timeout_s, struct secret *out)
+{
+	char *const argv[] = { (char *)"clevis", (char *)"decrypt", NULL };
+	char home[64];
+	int rc;
+
+	out->len = 0;
+	io->out_fd = -1;
+	io->capture = out;
+	rc = curl_home(home, sizeof(home), timeout_s);
+	if (rc)
+		return rc;
+	io->curl_home = home;
+	rc = run_child(argv, io, (uint64_t)timeout_s * 1000);
+	curl_home_remove(home);
+	return rc;
+}
+
+int clevis_decrypt(const char *jwe, unsigned int timeout_s, struct secret *out,
+		   char *why, size_t whylen)
+{
+	struct child_io io = { 0 };
+	int fd, rc;
+
+	out->len = 0;
+	fd = open(jwe, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, whylen, "cannot open %s: %s", jwe, strerror(errno));
+		return -errno;
+	}
+	io.in_fd = fd;
+	rc = decrypt_io(&io, timeout_s, out);
+	close(fd);
+	return decrypt_result(rc, timeout_s, out, OPAL_PIN_MAX, why, whylen);
+}
+
+int clevis_decrypt_text(const char *jwe, size_t len, unsigned int timeout_s, struct secret *out,
+			char *why, size_t whylen)
+{
+	struct child_io io = { .in_fd = -1, .in_data = (const uint8_t *)jwe, .in_len = len };
+
+	if (len > 65536) {
+		snprintf(why, whylen, "a JWE of %zu bytes: too long", len);
+		return -EFBIG;
+	}
+	return decrypt_result(decrypt_io(&io, timeout_s, out), timeout_s, out, out->cap - 1, why,
+			      whylen);
+}
+
+int clevis_encrypt(const char *pin, const char *config, const struct secret *plain, int out_fd,
+		   unsigned int timeout_s)
+{
+	char *const argv[] = { (char *)"clevis", (char *)"encrypt", (char *)pin, (char *)config,
+			       NULL };
+	struct child_io io = { .in_fd = -1, .in_data = plain->data, .in_len = plain->len,
+			       .out_fd = out_fd };
+	char home[64];
+	int rc = curl_home(home, sizeof(home), timeout_s);
+
+	if (rc)
+		return rc;
+	io.curl_home = home;
+	rc = run_child(argv, &io, (uint64_t)timeout_s * 1000);
+	curl_home_remove(home);
+	return rc;
+}
+
+/* ------------------------------------------------------------- JWEs */
+
+char *clevis_jwe_read(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	int c;
+
+	if (!f || !buf) {
+		if (f)
+			fclose(f);
+		free(buf);
+		return NULL;
+	}
+	while ((c = getc(f)) != EOF) {
+		if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+			continue;
+		if (n + 1 >= cap) {
+			char *b = cap >= (1u << 20) ? NULL : realloc(buf, cap * 2);
+
+			if (!b) {
+				free(buf);
+				fclose(f);
+				errno = EFBIG;
+				return NULL;
+			}
+			buf = b;
+			cap *= 2;
+		}
+		buf[n++] = (char)c;
+	}
+	fclose(f);
+	buf[n] = 0;
+	return buf;
+}
+
+int b64url_decode(const char *in, size_t inlen, unsigned char **out, size_t *outlen)
+{
+	size_t k = inlen, pad;
+	char *b64 = malloc(inlen + 4);
+	unsigned char *raw = malloc(inlen + 4);
+	int len;
+
+	if (!b64 || !raw || inlen % 4 == 1)
+		goto fail;
+	for (size_t i = 0; i < inlen; i++) {
+		char ch = in[i];
+
+		if (!isalnum((unsigned char)ch) && ch != '-' && ch != '_')
+			goto fail;
+		b64[i] = ch == '-' ? '+' : ch == '_' ? '/' : ch;
+	}
+	while (k % 4)
+		b64[k++] = '=';
+	b64[k] = 0;
+	pad = k - inlen;
+	len = k ? EVP_DecodeBlock(raw, (unsigned char *)b64, (int)k) : 0;
+	if (len < 0 || (size_t)len < pad)
+		goto fail;
+	free(b64);
+	*out = raw;
+	*outlen = (size_t)len - pad;
+	return 0;
+fail:
+	free(b64);
+	free(raw);
+	return -1;
+}
+
+void b64url_encode(const unsigned char *in, size_t n, char *out, size_t cap)
+{
+	size_t need = 4 * ((n + 2) / 3) + 1, k;
+
+	if (cap < need) {
+		if (cap)
+			out[0] = 0;
+		return;
+	}
+	EVP_EncodeBlock((unsigned char *)out, in, (int)n);
+	k = strlen(out);
+	while (k && out[k - 1] == '=')
+		out[--k] = 0;
+	for (size_t i = 0; i < k; i++)
+		out[i] = out[i] == '+' ? '-' : out[i] == '/' ? '_' : out[i];
+}
+
+json_object *clevis_jwe_header(const char *text)
+{
+	json_object *j = NULL, *outer = NULL, *prot;
+	const char *p = text;
+	unsigned char *raw;
+	size_t k, len;
+
+	if (text[0] == '{') {
+		/* The JSON serialization: its "protected" member. */
+		outer = json_tokener_parse(text);
+		if (!outer || !json_object_object_get_ex(outer, "protected", &prot) ||
+		    !json_object_is_type(prot, json_type_string)) {
+			json_object_put(outer);
+			return NULL;
+		}
+		p = json_object_get_string(prot);
+	}
+	k = strcspn(p, ".");
+	if (!b64url_decode(p, k, &raw, &len)) {
+		json_tokener *tok = json_tokener_new();
+
+		j = tok ? json_tokener_parse_ex(tok, (const char *)raw, (int)len) : NULL;
+		if (tok)
+			json_tokener_free(tok);
+		free(raw);
+	}
+	json_object_put(outer);
+	if (j && !json_object_is_type(j, json_type_object)) {
+		json_object_put(j);
+		j = NULL;
+	}
+	return j;
+}
+
+void clevis_jwe_pin(const char *path, char *out, size_t cap)
+{
+	char *text = clevis_jwe_read(path);
+	json_object *h = text ? clevis_jwe_header(text) : NULL, *cl, *pin;
+
+	snprintf(out, cap, "?");
+	if (h && json_object_object_get_ex(h, "clevis", &cl) &&
+	    json_object_object_get_ex(cl, "pin", &pin) && json_object_is_type(pin, json_type_string))
+		snprintf(out, cap, "%s", json_object_get_string(pin));
+	json_object_put(h);
+	free(text);
+}

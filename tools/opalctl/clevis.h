@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Child processes with bounded time (clevis, curl), and what opalctl asks
+ * of Clevis: seal a secret, open a JWE, read a JWE's protected header.
+ * Secrets travel only through pipes, never argv or the environment.
+ */
+#ifndef FDEKIT_OPALCTL_CLEVIS_H
+#define FDEKIT_OPALCTL_CLEVIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <json-c/json.h>
+
+#include "opalctl.h"
+
+/* Each step of a Tang exchange (curl inside clevis' tang pin). */
+#define CURL_CONNECT_TIMEOUT 5
+
+/* What a child reads and where its output goes. */
+struct child_io {
+	int in_fd;
+	const uint8_t *in_data;
+	size_t in_len;
+	int out_fd;
+	struct secret *capture;
+	const char *curl_home;	/* CURL_HOME for the child, or NULL */
+};
+
+/*
+ * Start argv as io says, in a process group of its own. When io->out_fd
+ * < 0 its stdout is a pipe whose read end goes to *out_pipe; when
+ * io->in_fd < 0, io->in_data (at most a pipe's buffer) is written to its
+ * stdin. Returns the pid or -errno.
+ */
+pid_t spawn_child(char *const argv[], const struct child_io *io, int *out_pipe);
+/*
+ * Wait for pid's exit until end (monotonic ms); at end, or at once when
+ * kill_now, its whole group is killed. Returns the exit status (0..255),
+ * 128+signal, or -ETIMEDOUT when it had to be killed for the time.
+ */
+int reap_child(pid_t pid, uint64_t end, bool kill_now);
+/*
+ * Read fd into capture until end of file, end (monotonic ms), or capture
+ * full; given up as soon as wake_fd (>= 0) is readable. Returns 0,
+ * 1 (woken), -ETIMEDOUT or -EFBIG.
+ */
+int capture_output(int fd, struct secret *capture, uint64_t end, int wake_fd);
+/*
+ * Run argv with stdin from in_fd (or, when in_fd < 0, from the bytes
+ * in_data through a pipe), stdout into out_fd (or, when out_fd < 0, into
+ * capture), stderr inherited. Killed, with its process group, after
+ * timeout_ms. Returns the exit status (0..255), 128+signal, or -errno
+ * (-ETIMEDOUT when killed for the timeout).
+ */
+int run_child(char *const argv[], struct child_io *io, uint64_t timeout_ms);
+/*
+ * A directory holding a .curlrc that bounds every curl call to max_s
+ * seconds (clevis' tang pin runs curl with no timeout: curl's default
+ * connect timeout is 300 s). Returns 0 and the directory in dir.
+ */
+int curl_home(char *dir, size_t cap, unsigned int max_s);
+void curl_home_remove(const char *dir);
+
+/*
+ * clevis decrypt < the JWE file: the PIN into out. Returns 0, or non-zero
+ * with a reason in why.
+ */
+int clevis_decrypt(const char *jwe, unsigned int timeout_s, struct secret *out,
+		   char *why, size_t whylen);
+/*
+ * The same for a JWE in memory (len bytes, at most 64 KiB) whose secret
+ * need not be a PIN (an sss share).
+ */
+int clevis_decrypt_text(const char *jwe, size_t len, unsigned int timeout_s, struct secret *out,
+			char *why, size_t whylen);
+/*
+ * clevis encrypt PIN CONFIG < plain > out_fd, bounded by timeout_s (every
+ * Tang exchange too). Returns run_child's result (0: sealed).
+ */
+int clevis_encrypt(const char *pin, const char *config, const struct secret *plain, int out_fd,
+		   unsigned int timeout_s);
+
+/*
+ * A JWE file's text (compact, or the JSON serialization), malloc'ed and
+ * NUL-terminated, blanks and newlines dropped. NULL and errno on failure.
+ */
+char *clevis_jwe_read(const char *path);
+/* The protected header of a JWE's text, parsed; NULL when it has none. */
+json_object *clevis_jwe_header(const char *text);
+/* The Clevis pin a JWE file names ("?" when it is not a Clevis JWE). */
+void clevis_jwe_pin(const char *path, char *out, size_t cap);
+/* base64url (unpadded) to bytes; malloc'ed (*out, *outlen), 0 or -1. */
+int b64url_decode(const char *in, size_t inlen, unsigned char **out, size_t *outlen);
+/* bytes to base64url without padding, into out (cap >= 4 * (n + 2) / 3 + 1). */
+void b64url_encode(const unsigned char *in, size_t n, char *out, size_t cap);
+
+#endif
