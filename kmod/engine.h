@@ -69,8 +69,13 @@ struct xo_job {
 	bool encrypt;
 	const u8 *iv;			/* XTS_BLOCK_SIZE bytes; copy it */
 	/*
-	 * Called once per job that submit queued, in softirq context (or
-	 * process context with BHs off), never from within a submit call.
+	 * Called once per job that submit queued, through
+	 * xo_engine_complete(), from any context but a hard interrupt: the
+	 * engine's tasklet, or a submit call that found other jobs finished.
+	 * The core's done only queues the request for its completion worker
+	 * (process context), so no caller's callback runs inside a submit
+	 * call or under the submitter's locks, and a callback that submits
+	 * again re-enters nothing.
 	 * err: 0 done;
 	 *   -EINVAL  refused without being carried out (a bad session, say):
 	 *            dst not written, the request is recomputed from src;

@@ -49,7 +49,6 @@ static const char * const xo_stat_names[XO_NR_STATS] = {
 	[XO_STAT_FB_NOENGINE] = "fallback_noengine",
 	[XO_STAT_FB_ERROR] = "fallback_error",
 	[XO_STAT_ASYNC] = "completed_async",
-	[XO_STAT_DEFERRED] = "completed_deferred",
 	[XO_STAT_SESSIONS] = "sessions",
 	[XO_STAT_SESSIONS_EXHAUSTED] = "sessions_exhausted",
 };

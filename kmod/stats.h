@@ -28,7 +28,6 @@ enum xo_stat {
 	XO_STAT_FB_NOENGINE,	/* no engine or no session */
 	XO_STAT_FB_ERROR,	/* engine failed, recomputed in software */
 	XO_STAT_ASYNC,		/* completed after the submitting call returned */
-	XO_STAT_DEFERRED,	/* of those, completed from a worker (see xo_job_done) */
 	XO_STAT_SESSIONS,	/* device sessions held, retired ones included */
 	XO_STAT_SESSIONS_EXHAUSTED, /* keys refused a session: cap or device full */
 	XO_NR_STATS

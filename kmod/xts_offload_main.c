@@ -11,7 +11,9 @@
  * an engine error. Engines register from modules of their own
  * (xts_offload_virtio, xts_offload_loopback).
  */
+#include <linux/llist.h>
 #include <linux/module.h>
+#include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/mutex.h>
@@ -46,9 +48,10 @@ MODULE_PARM_DESC(max_sessions,
 		 "Device sessions this module holds per engine, two per key (default 256); keys beyond run in software and count in sessions_exhausted");
 
 /*
- * Recomputation of failed engine requests and deferred completions run
- * here, in process context; writeback can depend on them, hence
- * WQ_MEM_RECLAIM, and nothing else runs here that could hold them up.
+ * The per-CPU completion workers run here (completions of engine jobs, and
+ * the recomputation of failed ones), in process context; writeback can
+ * depend on them, hence WQ_MEM_RECLAIM, and nothing else runs here that
+ * could hold them up.
  */
 static struct workqueue_struct *xo_wq;
 /*
@@ -101,16 +104,15 @@ struct xo_tfm_ctx {
 struct xo_req_ctx {
 	struct xo_binding *binding;	/* engine: referenced while the job is queued */
 	bool encrypt;
-	int err;			/* a completion handed to xo_wq */
+	int err;			/* the engine's result, for the completion worker */
 	union {
+		struct llist_node done;	/* on a completion worker's list */
 		struct {
 			struct xo_job job;
 			struct scatterlist src[XO_JOB_MAX_SG];
 			struct scatterlist dst[XO_JOB_MAX_SG];
 		} eng;
 		struct {
-			/* Recomputation of a failed job: queued once the job is done. */
-			struct work_struct work;
 			/*
 			 * The fallback works on a copy of the IV: x86's xts
 			 * drivers advance the IV they are given, the engine and
@@ -376,10 +378,12 @@ static void xo_recompute_done(XO_CRYPTO_CB_ARG arg, int err)
 	skcipher_request_complete(req, err);
 }
 
-/* The engine failed: compute the request in software, in process context. */
-static void xo_recompute_work(struct work_struct *work)
+/*
+ * The engine failed: compute the request in software. The completion
+ * worker's process context, as the engine's completions.
+ */
+static void xo_recompute(struct xo_req_ctx *rctx)
 {
-	struct xo_req_ctx *rctx = container_of(work, struct xo_req_ctx, fb.work);
 	struct skcipher_request *req = xo_req_of(rctx);
 	struct xo_tfm_ctx *ctx = crypto_skcipher_ctx(crypto_skcipher_reqtfm(req));
 	struct skcipher_request *subreq = &rctx->fb.req;
@@ -396,10 +400,7 @@ static void xo_recompute_work(struct work_struct *work)
 				  crypto_skcipher_decrypt(subreq);
 	if (ret == -EINPROGRESS || ret == -EBUSY)
 		return;
-	/* Callers expect completions in softirq-like context. */
-	local_bh_disable();
 	skcipher_request_complete(req, ret);
-	local_bh_enable();
 }
 
 /* Does any byte of dst's first len bytes lie in src's first len bytes? */
@@ -446,31 +447,20 @@ static bool xo_can_recompute(struct skcipher_request *req, struct xo_engine *eng
 
 /*
  * The engine is done with the job: complete the request, or recompute it in
- * software. In a worker (@in_worker) the recomputation runs right here,
- * else from xo_wq.
+ * software. Process context (the completion worker), bottom halves on.
  */
-static void xo_job_finish(struct xo_req_ctx *rctx, int err, bool in_worker)
+static void xo_job_finish(struct xo_req_ctx *rctx, int err)
 {
 	struct skcipher_request *req = xo_req_of(rctx);
 	struct xo_binding *b = rctx->binding;
 	struct xo_engine *eng = b->engine;
 
 	if (likely(!err) || !xo_can_recompute(req, eng, err)) {
-		if (in_worker)
-			local_bh_disable();
 		skcipher_request_complete(req, err ? -EIO : 0);
-		if (in_worker)
-			local_bh_enable();
 	} else {
 		xo_stats_add(eng->stats, XO_STAT_FB_ERROR, 1);
 		xo_stats_add(xo_total_stats, XO_STAT_FB_ERROR, 1);
-		if (in_worker) {
-			xo_recompute_work(&rctx->fb.work);
-		} else {
-			/* The work overlays the job: the engine is done with it. */
-			INIT_WORK(&rctx->fb.work, xo_recompute_work);
-			queue_work(xo_wq, &rctx->fb.work);
-		}
+		xo_recompute(rctx);
 	}
 	/*
 	 * The device is done with the job: its sessions may go, and with the
@@ -480,49 +470,58 @@ static void xo_job_finish(struct xo_req_ctx *rctx, int err, bool in_worker)
 	percpu_ref_put(&b->users);
 }
 
-static void xo_job_finish_work(struct work_struct *work)
-{
-	struct xo_req_ctx *rctx = container_of(work, struct xo_req_ctx, fb.work);
-
-	xo_job_finish(rctx, rctx->err, true);
-}
-
 /*
- * A softirq must not complete requests whose callbacks submit bios while it
- * interrupted a task with block-layer state of its own: dm-crypt without its
- * write workqueue submits the encrypted clone from the completion, and the
- * block layer takes the current task's state for it.
- *  - Inside submit_bio_noacct() (current->bio_list set) the bio is added to
- *    the interrupted task's list; if the task was past its last look at
- *    the list (or in the middle of updating it) the bio is lost.
- *  - Under a plug (current->plug set: blk_start_plug(), e.g. in io_submit())
- *    a blk-mq device's request is added to the interrupted task's plug list,
- *    which that task updates without excluding interrupts (flushing it,
- *    or after its last flush on the way out of blk_finish_plug()): the
- *    request is lost.
- * Either way the write never completes. Such completions go to xo_wq, where
- * neither is active. A submitter completing others in process context
- * does so within its own submission and plug, and is not affected.
+ * Completions of engine jobs, per CPU. An engine reports a job done from
+ * wherever it learns of it: its interrupt's tasklet, or a submit call that
+ * found other jobs finished (inside another request's submission). The
+ * request's callback is not run there: the job goes on this CPU's list and
+ * the completion worker runs the callbacks in process context, bottom
+ * halves enabled, as the caller would see them from a thread.
+ *
+ * Callers may start I/O from the callback: dm-crypt without its write
+ * workqueue submits the encrypted bio from it (submit_bio_noacct() may
+ * sleep: mempools, blk-mq tags), which is wrong in softirq context, and
+ * in a softirq the block layer would take the interrupted task's
+ * current->bio_list or plug for it. From the worker neither can happen.
+ * xts(aes) has no other kind of asynchronous user in the kernel: the rest
+ * (fscrypt, blk-crypto's fallback, AF_ALG, dm-integrity's journal) wait for
+ * a completion or end an AIO from the callback, which any context allows.
+ *
+ * The worker is per CPU on xo_wq (WQ_MEM_RECLAIM: writeback depends on
+ * it), so a job completes on the CPU that learned it was done, and one
+ * worker run completes every job reported meanwhile.
  */
-static bool xo_completion_must_wait(void)
+struct xo_done_queue {
+	struct llist_head jobs;
+	struct work_struct work;
+};
+
+static DEFINE_PER_CPU(struct xo_done_queue, xo_done_queues);
+
+static void xo_done_work(struct work_struct *work)
 {
-	return in_serving_softirq() && (current->bio_list || current->plug);
+	struct xo_done_queue *q = container_of(work, struct xo_done_queue, work);
+	struct llist_node *list = llist_reverse_order(llist_del_all(&q->jobs));
+	struct xo_req_ctx *rctx, *tmp;
+
+	llist_for_each_entry_safe(rctx, tmp, list, done) {
+		xo_job_finish(rctx, rctx->err);
+		cond_resched();
+	}
 }
 
+/* The engine's xo_engine_complete(): any context but hard interrupts. */
 static void xo_job_done(struct xo_job *job, int err)
 {
 	struct xo_req_ctx *rctx = container_of(job, struct xo_req_ctx, eng.job);
+	struct xo_done_queue *q;
 
-	if (unlikely(xo_completion_must_wait())) {
-		xo_stats_add(job->engine->stats, XO_STAT_DEFERRED, 1);
-		xo_stats_add(xo_total_stats, XO_STAT_DEFERRED, 1);
-		rctx->err = err;
-		/* The work overlays the job: the engine is done with it. */
-		INIT_WORK(&rctx->fb.work, xo_job_finish_work);
-		queue_work(xo_wq, &rctx->fb.work);
-		return;
-	}
-	xo_job_finish(rctx, err, false);
+	rctx->err = err;
+	q = get_cpu_ptr(&xo_done_queues);
+	/* The node overlays the job: the engine is done with it. */
+	if (llist_add(&rctx->done, &q->jobs))
+		queue_work_on(smp_processor_id(), xo_wq, &q->work);
+	put_cpu_ptr(&xo_done_queues);
 }
 
 /*
@@ -814,8 +813,14 @@ static struct skcipher_alg xo_alg = {
  */
 static int __init xo_module_init(void)
 {
-	int ret;
+	int ret, cpu;
 
+	for_each_possible_cpu(cpu) {
+		struct xo_done_queue *q = per_cpu_ptr(&xo_done_queues, cpu);
+
+		init_llist_head(&q->jobs);
+		INIT_WORK(&q->work, xo_done_work);
+	}
 	xo_wq = alloc_workqueue("xts_offload", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
 	if (!xo_wq)
 		return -ENOMEM;
