@@ -65,6 +65,14 @@ static const struct opt_def opt_defs[OPT_COUNT] = {
 	[OPT_STATE_DIR] = { "state-dir", 0, true, "D", "record each unlocked entry in D/NAME" },
 	[OPT_PASSPHRASE] = { "passphrase", 0, false, NULL,
 			     "a key to type: 25 characters in groups of 5 (125 bits)" },
+	[OPT_REPORT] = { "report", 0, false, NULL,
+			 "which sealed keys need regen or rebind (no drive, no key)" },
+	[OPT_INITRAMFS] = { "initramfs", 0, true, "IMG",
+			    "the initramfs image to compare (default\n/boot/initrd.img-$(uname -r))" },
+	[OPT_THP] = { "thp", 0, true, "THP",
+		      "trust the Tang signing key with this thumbprint (repeatable)" },
+	[OPT_REMOVE_OLD] = { "remove-old", 0, false, NULL,
+			     "keep no FILE.old copy of the JWE replaced (and remove one left)" },
 	[OPT_FORCE] = { "force", 0, false, NULL,
 			"go on although a partition there is mounted, held or open" },
 	[OPT_TRANSPORT] = { "transport", 't', true, "T",
@@ -81,6 +89,9 @@ static const enum opalctl_opt conflicts[][2] = {
 	{ OPT_ENABLE, OPT_DISABLE }, { OPT_DONE, OPT_NOT_DONE }, { OPT_ALL, OPT_RANGE },
 	{ OPT_GLOBAL, OPT_RANGE }, { OPT_GLOBAL, OPT_START }, { OPT_GLOBAL, OPT_LENGTH },
 	{ OPT_GLOBAL, OPT_SUM }, { OPT_NO_PROMPT, OPT_ASKPASS }, { OPT_NO_PROMPT, OPT_PROMPT_TIMEOUT },
+	{ OPT_REPORT, OPT_KEYFILE }, { OPT_REPORT, OPT_TRANSPORT }, { OPT_REPORT, OPT_TIMEOUT },
+	{ OPT_TABLE, OPT_JWE }, { OPT_ALL, OPT_NAME }, { OPT_ALL, OPT_JWE }, { OPT_NAME, OPT_JWE },
+	{ OPT_ALL, OPT_SLOT }, { OPT_NAME, OPT_SLOT }, { OPT_JWE, OPT_SLOT },
 };
 
 #define O(o) { OPT_##o, NULL }
@@ -148,8 +159,19 @@ static const struct opalctl_opt_use unbind_opts[] = {
 	OH(KEYFILE, "the Admin1 key"), O(SLOT),
 	OH(JWE, "the sealed key file to delete (default under /etc/fdekit/keys)"), END };
 static const struct opalctl_opt_use slots_opts[] = {
-	OH(KEYFILE, "the Admin1 key"),
-	OH(TABLE, "the unlock table naming the sealed keys (default /etc/fdekit/opaltab)"), END };
+	OH(KEYFILE, "the Admin1 key (not with --report)"),
+	OH(TABLE, "the unlock table naming the sealed keys (default /etc/fdekit/opaltab)"),
+	OH(REPORT, "instead: for each clevis entry of the table, its Tang keys\n(current, rotated, gone) and its initramfs copy; no drive,\nno key; exit 15 when one needs regen, rebind or a new initramfs"),
+	OH(JWE, "with --report: this sealed key file instead of the table's"),
+	OH(INITRAMFS, "with --report: the image to compare (default\n/boot/initrd.img-$(uname -r))"),
+	END };
+static const struct opalctl_opt_use regen_opts[] = {
+	OH(SLOT, "with DEV: the key slot (its JWE as the table or bind names it)"),
+	OH(JWE, "this sealed key file"),
+	OH(NAME, "the table entry (repeatable)"),
+	OH(ALL, "every clevis entry of the table (noauto ones too)"),
+	OH(TABLE, "the unlock table (default /etc/fdekit/opaltab)"),
+	O(THP), O(REMOVE_OLD), END };
 static const struct opalctl_opt_use mbr_opts[] = {
 	OH(KEYFILE, "the Admin1 key"), O(ENABLE), O(DISABLE), O(DONE), O(NOT_DONE), O(WRITE), END };
 static const struct opalctl_opt_use range_opts[] = {
@@ -169,6 +191,13 @@ static const struct opalctl_opt_use psid_revert_opts[] = {
 static const struct opalctl_opt_use keygen_opts[] = { O(PASSPHRASE), END };
 
 #define K (CMD_NEEDS_DEV | CMD_NEEDS_KEY | CMD_DRIVE)
+
+/* slots --report: the same name and options, no drive and no key. */
+static const struct opalctl_cmd slots_report = {
+	"slots", cmd_slots_report, text_slots_report, 0,
+	"--report [--table F | --jwe F] [--initramfs IMG]",
+	"which sealed keys need regen or rebind", slots_opts,
+};
 
 static const struct opalctl_cmd commands[] = {
 	{ "scan", cmd_scan, text_scan, CMD_DRIVE, "", "list disks and their Opal support", scan_opts },
@@ -219,8 +248,14 @@ static const struct opalctl_cmd commands[] = {
 	  "new key slot: a user with a random key sealed by clevis", bind_opts },
 	{ "unbind", cmd_unbind, text_unbind, K | CMD_PROTOCOL, "DEV --keyfile F --slot N [--jwe F]",
 	  "remove a key slot", unbind_opts },
-	{ "slots", cmd_slots, text_slots, K | CMD_PROTOCOL, "DEV --keyfile F [--table F]",
-	  "key slots: users, their ranges and sealed keys", slots_opts },
+	{ "slots", cmd_slots, text_slots, K | CMD_PROTOCOL,
+	  "DEV --keyfile F [--table F] | --report [--table F | --jwe F] [--initramfs IMG]",
+	  "key slots: users, their ranges and sealed keys; or which sealed keys need regen",
+	  slots_opts },
+	{ "regen", cmd_regen, text_regen, CMD_DEV_OPTIONAL,
+	  "DEV --slot N | --jwe F | --name N... | --all [--table F] [--thp THP]... [--remove-old]",
+	  "seal a slot's key again for the Tang servers' current keys (no drive, no key)",
+	  regen_opts },
 	{ "mbr", cmd_mbr, text_mbr, K | CMD_KERNEL,
 	  "DEV --keyfile F [--enable | --disable] [--done | --not-done] [--write IMG]",
 	  "shadow MBR control", mbr_opts },
@@ -316,7 +351,8 @@ static void print_opt(FILE *o, enum opalctl_opt id, const char *help)
 static const char exit_codes[] =
 	"Exit codes: 0 ok, 1 usage, 2 device, 3 unsupported, 4 authentication failed,\n"
 	"5 locked out, 6 drive refused, 7 key file, 8 timeout, 9 protocol, 10 refused,\n"
-	"11 some entries failed, 12 unlock table, 13 clevis could not seal, 14 not authorized\n";
+	"11 some entries failed, 12 unlock table, 13 clevis could not seal, 14 not authorized,\n"
+	"15 a sealed key needs regen or rebind, 16 a sealed key no longer opens\n";
 
 static void usage(FILE *o)
 {
@@ -443,6 +479,16 @@ static int set_option(struct ctx *c, enum opalctl_opt id, const char *arg)
 	case OPT_STATE_DIR: c->state_dir = arg; break;
 	case OPT_FORCE: c->force = true; break;
 	case OPT_PASSPHRASE: c->passphrase = true; break;
+	case OPT_REPORT: c->report = true; break;
+	case OPT_INITRAMFS: c->initramfs = arg; break;
+	case OPT_REMOVE_OLD: c->remove_old = true; break;
+	case OPT_THP:
+		if (c->nthps >= OPALCTL_MAX_THPS)
+			return fail(c, EXIT_USAGE, "--thp: at most %d thumbprints", OPALCTL_MAX_THPS);
+		if (!*arg || strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(arg))
+			return fail(c, EXIT_USAGE, "--thp %s: not a thumbprint (base64url)", arg);
+		c->thps[c->nthps++] = arg;
+		break;
 	case OPT_TRANSPORT:
 		if (strcmp(arg, "auto") && strcmp(arg, "ioctl") && strcmp(arg, "nvme") &&
 		    strcmp(arg, "scsi") && strcmp(arg, "sedsim"))
@@ -521,7 +567,7 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 		if (id == OPT_NONE)
 			return fail(c, EXIT_USAGE, "unknown or incomplete option '%s': see --help",
 				    argv[optind - 1]);
-		if ((seen & (1ull << id)) && opt_defs[id].has_arg && id != OPT_NAME)
+		if ((seen & (1ull << id)) && opt_defs[id].has_arg && id != OPT_NAME && id != OPT_THP)
 			return fail(c, EXIT_USAGE, "--%s given twice: give it once", opt_defs[id].name);
 		seen |= 1ull << id;
 		rc = set_option(c, id, optarg);
@@ -559,6 +605,8 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 			return fail(c, EXIT_USAGE, "%s: --%s and --%s exclude each other: pick one",
 				    cmd->name, opt_defs[conflicts[i][0]].name,
 				    opt_defs[conflicts[i][1]].name);
+	if (c->report && cmd->run == cmd_slots)
+		cmd = &slots_report;
 	c->command = cmd;
 	return 0;
 }
@@ -581,7 +629,7 @@ int opalctl_run(int argc, char **argv, FILE *in, FILE *out, FILE *err)
 	if ((cmd->flags & CMD_NEEDS_DEV) && !c.devpath)
 		return fail(&c, EXIT_USAGE, "%s: needs a %s: see opalctl %s --help", c.cmd,
 			    !strcmp(c.cmd, "keygen") ? "file name" : "device", c.cmd);
-	if (!(cmd->flags & CMD_NEEDS_DEV) && c.devpath)
+	if (!(cmd->flags & (CMD_NEEDS_DEV | CMD_DEV_OPTIONAL)) && c.devpath)
 		return fail(&c, EXIT_USAGE, "%s: unexpected argument '%s': see opalctl %s --help",
 			    c.cmd, c.devpath, c.cmd);
 	if ((cmd->flags & CMD_NEEDS_KEY) && !c.keyfile)

@@ -36,7 +36,6 @@
 #include "opaltab.h"
 
 #define SLOT_PIN_BYTES 32
-#define KEYS_DIR "/etc/fdekit/keys"
 
 /* ---------------------------------------------------------- key slots */
 
@@ -357,6 +356,14 @@ static void table_jwe(struct ctx *c, const struct opaltab_entry *tab, size_t n, 
 	}
 }
 
+void slot_jwe(struct ctx *c, const struct opaltab_entry *tab, size_t n, unsigned int user,
+	      char *out, size_t cap)
+{
+	table_jwe(c, tab, n, user, out, cap);
+	if (!out[0])
+		default_jwe(c, user, out, cap);
+}
+
 int cmd_slots(struct ctx *c)
 {
 	struct opal_access *acc = calloc(1, sizeof(*acc));
@@ -366,8 +373,11 @@ int cmd_slots(struct ctx *c)
 	size_t ntab = 0;
 	json_object *arr;
 	int rc;
-	FILE *tf = fopen(c->table ? c->table : OPALTAB_DEFAULT, "r");
+	FILE *tf;
 
+	if (c->jwe || c->initramfs)
+		return fail(c, EXIT_USAGE, "slots: --%s goes with --report", c->jwe ? "jwe" : "initramfs");
+	tf = fopen(c->table ? c->table : OPALTAB_DEFAULT, "r");
 	if (tf) {
 		char err[320];
 
@@ -421,9 +431,7 @@ int cmd_slots(struct ctx *c)
 		}
 		jwe[0] = 0;
 		if (u) {
-			table_jwe(c, tab, ntab, u, jwe, sizeof(jwe));
-			if (!jwe[0])
-				default_jwe(c, u, jwe, sizeof(jwe));
+			slot_jwe(c, tab, ntab, u, jwe, sizeof(jwe));
 			if (access(jwe, R_OK))
 				jwe[0] = 0;
 			else
@@ -1130,7 +1138,7 @@ static void unlock_entry_text(FILE *o, json_object *res)
 }
 
 /* The table, parsed entry by entry; a file that cannot be read is reported. */
-static int load_table(struct ctx *c, const char *table, struct opaltab_entry **v, size_t *n)
+int load_table(struct ctx *c, const char *table, struct opaltab_entry **v, size_t *n)
 {
 	char err[320];
 	FILE *f = fopen(table, "r");

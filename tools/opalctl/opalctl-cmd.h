@@ -21,6 +21,9 @@
 #include "opal-slots.h"
 
 #define OPALCTL_MAX_NAMES 16
+#define OPALCTL_MAX_THPS 8
+/* Where bind writes sealed keys unless told otherwise. */
+#define KEYS_DIR "/etc/fdekit/keys"
 
 struct opalctl_cmd;
 
@@ -58,6 +61,11 @@ struct ctx {
 	bool no_prompt;
 	const char *names[OPALCTL_MAX_NAMES];
 	unsigned int nnames;
+	/* slots --report, regen */
+	bool report, remove_old;
+	const char *initramfs;
+	const char *thps[OPALCTL_MAX_THPS];
+	unsigned int nthps;
 	struct opal_drive *dev;
 	json_object *jout;	/* the command's result: the handler fills it, the dispatcher prints it */
 	const struct opalctl_cmd *command;	/* the one running, for fail() (CMD_TEXT_ON_FAIL) */
@@ -118,6 +126,7 @@ enum {
 	 */
 	CMD_TEXT_ON_FAIL = 1u << 5,
 	CMD_DRIVE = 1u << 7,		/* reaches drives: takes --transport and --timeout */
+	CMD_DEV_OPTIONAL = 1u << 8,	/* a device argument may be given; never opened */
 };
 
 /*
@@ -133,7 +142,8 @@ enum opalctl_opt {
 	OPT_USER, OPT_SAVE, OPT_KEEP_MBR, OPT_WHO, OPT_ENABLE, OPT_DISABLE, OPT_DONE,
 	OPT_NOT_DONE, OPT_WRITE, OPT_YES, OPT_KEEP_DATA, OPT_PIN, OPT_CONFIG, OPT_JWE,
 	OPT_SLOT, OPT_TABLE, OPT_NAME, OPT_DEADLINE, OPT_PROMPT_TIMEOUT, OPT_NO_PROMPT,
-	OPT_ASKPASS, OPT_BOOT, OPT_STATE_DIR, OPT_FORCE, OPT_PASSPHRASE,
+	OPT_ASKPASS, OPT_BOOT, OPT_STATE_DIR, OPT_FORCE, OPT_PASSPHRASE, OPT_REPORT,
+	OPT_INITRAMFS, OPT_THP, OPT_REMOVE_OLD,
 	OPT_TRANSPORT, OPT_TIMEOUT, OPT_JSON, OPT_VERBOSE, OPT_VERSION, OPT_HELP,
 	OPT_COUNT
 };
@@ -208,6 +218,10 @@ int cmd_unbind(struct ctx *c);
 void text_unbind(struct ctx *c, json_object *res);
 int cmd_slots(struct ctx *c);
 void text_slots(struct ctx *c, json_object *res);
+int cmd_slots_report(struct ctx *c);
+void text_slots_report(struct ctx *c, json_object *res);
+int cmd_regen(struct ctx *c);
+void text_regen(struct ctx *c, json_object *res);
 int cmd_unlock_all(struct ctx *c);
 void text_unlock_all(struct ctx *c, json_object *res);
 int cmd_lock_all(struct ctx *c);
@@ -246,5 +260,12 @@ int refuse_in_use_range(struct ctx *c, unsigned who, const struct opal_key *k, u
 
 /* Ask the kernel to re-read the partition tables of the disk(s) behind path. */
 void reread_partitions(struct ctx *c, const char *path);
+
+struct opaltab_entry;
+/* The unlock table into *v, *n; failures reported (exit 12). */
+int load_table(struct ctx *c, const char *table, struct opaltab_entry **v, size_t *n);
+/* The JWE of key slot user on c->devpath: the table's entry for it, else bind's default. */
+void slot_jwe(struct ctx *c, const struct opaltab_entry *tab, size_t n, unsigned int user,
+	      char *out, size_t cap);
 
 #endif

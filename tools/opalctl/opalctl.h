@@ -25,6 +25,8 @@ enum opalctl_exit {
 	EXIT_TABLE = 12,	/* the unlock table is missing, unreadable or has bad entries */
 	EXIT_CLEVIS = 13,	/* clevis could not seal the key (its server, TPM or config) */
 	EXIT_DENIED = 14,	/* the key was right, the authority may not do it (no try used) */
+	EXIT_STALE = 15,	/* slots --report: a sealed key needs regen or rebind, or its initramfs copy is old */
+	EXIT_UNSEAL = 16,	/* regen: the sealed key no longer opens (its keys deleted): rebind */
 };
 
 struct secret {

@@ -1,0 +1,261 @@
+#!/bin/sh
+# Tang key rotation without the drive, with the real Clevis and Tang servers
+# on loopback (no guest): slots --report says which sealed keys use rotated
+# or deleted server keys and whether the initramfs holds the same JWE;
+# regen seals the same PIN for the servers' current keys, carrying the
+# trust of the binding over, and refuses (replacing nothing) when a server
+# is down, when the keys are already gone, or when it cannot trust the new
+# ones. The PINs are checked where it matters: a sedsim drive unlocks with
+# the new JWEs after the hidden keys are deleted, and not with the old ones.
+#   test_regen.sh OPALCTL-SIM SEDSIM
+set -u
+OPALCTL=$1
+SEDSIM=$2
+T=$(mktemp -d /tmp/test_regen.XXXXXX)
+PIDS=
+n=0
+failed=0
+
+cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+# expect_rc DESC RC CMD...: the command exits with RC
+expect_rc() {
+	_d=$1
+	_want=$2
+	shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	_rc=$?
+	if [ "$_rc" -eq "$_want" ]; then ok "$_d"; else not_ok "$_d (exit $_rc, want $_want)"; sed 's/^/# /' "$T/out" "$T/err"; fi
+}
+# expect DESC PYTHON-EXPR: the expression holds for j, the JSON in $T/out
+expect() {
+	if /usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$T/out" 2>"$T/pyerr"; then
+		ok "$1"
+	else
+		not_ok "$1"; sed 's/^/# /' "$T/out" "$T/pyerr" | head -60
+	fi
+}
+grep_file() {
+	if grep -q -- "$3" "$2"; then ok "$1"; else not_ok "$1"; sed 's/^/# /' "$2"; fi
+}
+
+echo "1..55"
+for tool in clevis jose socat curl cpio unmkinitramfs /usr/libexec/tangd /usr/libexec/tangd-keygen /usr/libexec/tangd-rotate-keys; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		echo "Bail out! $tool is missing: run scripts/bootstrap"
+		exit 1
+	fi
+done
+
+free_port() {
+	/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# sig_thp DIR: the thumbprint of the advertised signing key in a Tang key directory.
+sig_thp() {
+	for _k in "$1"/*.jwk; do
+		if grep -q '"verify"' "$_k"; then jose jwk thp -i "$_k"; return; fi
+	done
+}
+
+# start_tang NAME [PORT]: Tang on a loopback port (keys made once per NAME).
+start_tang() {
+	[ -d "$T/$1" ] || { mkdir -p "$T/$1" && /usr/libexec/tangd-keygen "$T/$1" >/dev/null 2>&1; }
+	_port=${2:-$(free_port)}
+	socat "TCP-LISTEN:$_port,bind=127.0.0.1,fork,reuseaddr" \
+		SYSTEM:"/usr/libexec/tangd $T/$1 2>>$T/$1.log" >/dev/null 2>&1 &
+	PIDS="$PIDS $!"
+	eval "${1}_PID=$!"
+	eval "${1}_PORT=$_port"
+	eval "${1}_THP=$(sig_thp "$T/$1")"
+	_i=0
+	while [ $_i -lt 50 ]; do
+		curl -sf -m 2 "http://127.0.0.1:$_port/adv" >/dev/null 2>&1 && return 0
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
+# An initramfs image as mkinitramfs would hold these JWEs (same paths), gzip'ed cpio.
+make_image() {
+	rm -rf "$T/imgroot"
+	mkdir -p "$T/imgroot"
+	for f in "$@"; do
+		mkdir -p "$T/imgroot$(dirname "$f")"
+		cp "$f" "$T/imgroot$f"
+	done
+	(cd "$T/imgroot" && find . | cpio -o -H newc --quiet | gzip) >"$T/initrd.img"
+}
+
+D=$T/drive
+mkdir "$D"
+"$SEDSIM" create "$D" --blocks 8192 --serial REGENTEST >/dev/null
+"$OPALCTL" keygen "$T/admin.key" >/dev/null
+"$OPALCTL" setup "$D" -k "$T/admin.key" --range 1 --start 2048 --length 2048 --yes-destroy-data >/dev/null 2>&1
+printf 'regen data' | dd of="$T/data" bs=512 conv=sync 2>/dev/null
+sh -c "\"$SEDSIM\" write \"$D\" 2048 1 < \"$T/data\""
+start_tang A && start_tang B && ok "two Tang servers answer" || not_ok "two Tang servers answer"
+A_THP0=$A_THP
+mkdir -p "$T/keys"
+
+SSS="{\"t\":1,\"pins\":{\"tang\":[{\"url\":\"http://127.0.0.1:$A_PORT\",\"thp\":\"$A_THP\"},{\"url\":\"http://127.0.0.1:$B_PORT\",\"thp\":\"$B_THP\"}]}}"
+expect_rc "bind an sss slot (t=1, servers A and B)" 0 "$OPALCTL" bind "$D" -k "$T/admin.key" \
+	--range 1 --pin sss --config "$SSS" --jwe "$T/keys/sss.jwe"
+expect_rc "bind a tang slot (server A)" 0 "$OPALCTL" bind "$D" -k "$T/admin.key" --range 1 --pin tang \
+	--config "{\"url\":\"http://127.0.0.1:$A_PORT\",\"thp\":\"$A_THP\"}" --jwe "$T/keys/tang.jwe"
+cat >"$T/opaltab" <<EOF
+sssslot  $D 1 clevis:$T/keys/sss.jwe  user=1,transport=sedsim,timeout=5,retry=0,fallback=fail
+tangslot $D 1 clevis:$T/keys/tang.jwe user=2,transport=sedsim,timeout=5,retry=0,fallback=fail,noauto
+EOF
+make_image "$T/keys/sss.jwe"
+
+# Before any rotation: nothing to do.
+expect_rc "report: every key current, the initramfs copy the same: exit 0" 0 \
+	"$OPALCTL" slots --report --table "$T/opaltab" --initramfs "$T/initrd.img" --json
+expect "report: both slots, both of sss's servers current" \
+	"[s['name'] for s in j['slots']] == ['sssslot', 'tangslot'] and [v['state'] for v in j['slots'][0]['servers']] == ['current', 'current'] and j['slots'][0]['threshold'] == 1 and j['needs_attention'] == 0"
+expect "report: initramfs checked, sss copy the same, the noauto slot not in it" \
+	"j['initramfs']['checked'] and j['slots'][0]['initramfs'] == 'same' and j['slots'][1]['initramfs'] is None"
+expect_rc "regen --all with nothing rotated: exit 0, nothing sealed again" 0 \
+	"$OPALCTL" regen --all --table "$T/opaltab" --json
+expect "regen --all: both unchanged, no initramfs rebuild asked" \
+	"j['regenerated'] == 0 and all(not e['regenerated'] for e in j['entries']) and j['initramfs_command'] is None"
+
+# Both servers rotate their keys (the old ones hidden: they still answer).
+/usr/libexec/tangd-rotate-keys -d "$T/A" >/dev/null 2>&1
+/usr/libexec/tangd-rotate-keys -d "$T/B" >/dev/null 2>&1
+expect_rc "after rotation: report exits 15" 15 \
+	"$OPALCTL" slots --report --table "$T/opaltab" --initramfs "$T/initrd.img" --json
+expect "report: every server's key rotated, both slots need regen" \
+	"all(v['state'] == 'rotated' for s in j['slots'] for v in s['servers']) and [s['action'] for s in j['slots']] == ['regen', 'regen'] and j['needs_attention'] == 2"
+expect_rc "the report's text form exits 15 too" 15 \
+	"$OPALCTL" slots --report --table "$T/opaltab" --initramfs "$T/initrd.img"
+grep_file "and says what to run" "$T/out" "sssslot: .*needs regen (opalctl regen --name sssslot)"
+
+# A server down during regen: nothing replaced, the server named.
+cp "$T/keys/sss.jwe" "$T/sss.before"
+kill "$B_PID"
+sleep 0.3
+expect_rc "regen with server B down: exit 13" 13 "$OPALCTL" regen --name sssslot --table "$T/opaltab"
+grep_file "the message names server B" "$T/err" "127.0.0.1:$B_PORT"
+if cmp -s "$T/keys/sss.jwe" "$T/sss.before" && [ ! -e "$T/keys/sss.jwe.new" ] && [ ! -e "$T/keys/sss.jwe.old" ]; then
+	ok "the JWE is untouched, no .new or .old left"
+else
+	not_ok "the JWE is untouched, no .new or .old left"
+fi
+start_tang B "$B_PORT" || true
+
+expect_rc "regen --all: exit 0" 0 "$OPALCTL" regen --all --table "$T/opaltab" --json
+expect "regen --all: both sealed again, old ones kept, initramfs rebuild asked (sss is in it)" \
+	"j['regenerated'] == 2 and all(e['regenerated'] and e['old'] == e['jwe'] + '.old' for e in j['entries']) and j['initramfs_command']"
+expect "regen: the sss slot keeps its threshold and both servers" \
+	"j['entries'][0]['config']['t'] == 1 and len(j['entries'][0]['config']['pins']['tang']) == 2"
+if cmp -s "$T/keys/sss.jwe.old" "$T/sss.before"; then ok "sss.jwe.old is the JWE before"; else not_ok "sss.jwe.old is the JWE before"; fi
+perm=$(stat -c %a "$T/keys/sss.jwe")
+if [ "$perm" = 600 ]; then ok "the new JWE is mode 0600"; else not_ok "the new JWE is mode 0600 (is $perm)"; fi
+expect_rc "report after regen: the initramfs copy is older: exit 15" 15 \
+	"$OPALCTL" slots --report --table "$T/opaltab" --initramfs "$T/initrd.img" --json
+expect "report: keys current, the initramfs copy differs" \
+	"all(v['state'] == 'current' for s in j['slots'] for v in s['servers']) and j['slots'][0]['initramfs'] == 'differs' and j['slots'][0]['action'] == 'none'"
+make_image "$T/keys/sss.jwe"
+expect_rc "with the initramfs rebuilt: report exits 0" 0 \
+	"$OPALCTL" slots --report --table "$T/opaltab" --initramfs "$T/initrd.img"
+
+# The hidden keys deleted: the new JWEs open, the old ones do not.
+rm -f "$T/A"/.*.jwk "$T/B"/.*.jwk
+"$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
+expect_rc "hidden keys deleted: unlock-all opens the regenerated sss slot" 0 \
+	"$OPALCTL" unlock-all --table "$T/opaltab" --name sssslot --no-prompt
+if "$SEDSIM" read "$D" 2048 1 2>/dev/null | cmp -s - "$T/data"; then ok "data intact"; else not_ok "data intact"; fi
+"$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
+expect_rc "and the regenerated tang slot" 0 \
+	"$OPALCTL" unlock-all --table "$T/opaltab" --name tangslot --no-prompt
+"$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
+if clevis decrypt <"$T/keys/sss.jwe.old" >/dev/null 2>&1; then
+	not_ok "the old sss JWE no longer opens"
+else
+	ok "the old sss JWE no longer opens"
+fi
+sed "s|$T/keys/tang.jwe |$T/keys/tang.jwe.old |" "$T/opaltab" >"$T/opaltab.old"
+expect_rc "the old tang JWE unlocks nothing (exit 11)" 11 \
+	"$OPALCTL" unlock-all --table "$T/opaltab.old" --name tangslot --no-prompt
+expect_rc "regen --remove-old: current, so only the .old files go" 0 \
+	"$OPALCTL" regen --all --table "$T/opaltab" --remove-old
+if [ ! -e "$T/keys/sss.jwe.old" ] && [ ! -e "$T/keys/tang.jwe.old" ] && [ -s "$T/keys/sss.jwe" ]; then
+	ok "the .old files are gone, the JWEs stay"
+else
+	not_ok "the .old files are gone, the JWEs stay"
+fi
+
+# A JWE whose key is already deleted: report says rebind, regen refuses.
+A_THP=$(sig_thp "$T/A")
+expect_rc "bind a tang slot to A's current key" 0 "$OPALCTL" bind "$D" -k "$T/admin.key" --range 1 \
+	--pin tang --config "{\"url\":\"http://127.0.0.1:$A_PORT\",\"thp\":\"$A_THP\"}" --jwe "$T/keys/late.jwe"
+/usr/libexec/tangd-rotate-keys -d "$T/A" >/dev/null 2>&1
+rm -f "$T/A"/.*.jwk
+expect_rc "report on a JWE whose key is deleted: exit 15" 15 \
+	"$OPALCTL" slots --report --jwe "$T/keys/late.jwe" --initramfs "$T/initrd.img" --json
+expect "report: the key is gone, the slot needs rebind" \
+	"j['slots'][0]['servers'][0]['state'] == 'gone' and j['slots'][0]['action'] == 'rebind'"
+cp "$T/keys/late.jwe" "$T/late.before"
+expect_rc "regen refuses it: exit 16 (no longer opens)" 16 "$OPALCTL" regen --jwe "$T/keys/late.jwe"
+grep_file "and points to bind with the Admin1 key" "$T/err" "opalctl bind DEV --keyfile ADMIN1"
+if cmp -s "$T/keys/late.jwe" "$T/late.before" && [ ! -e "$T/keys/late.jwe.new" ]; then ok "nothing replaced"; else not_ok "nothing replaced"; fi
+
+# Trust: a slot whose server has deleted every signing key it trusted, but
+# still has its exchange key: regen needs the new key's thumbprint.
+A_THP=$(sig_thp "$T/A")
+expect_rc "bind another tang slot to A" 0 "$OPALCTL" bind "$D" -k "$T/admin.key" --range 1 \
+	--pin tang --config "{\"url\":\"http://127.0.0.1:$A_PORT\",\"thp\":\"$A_THP\"}" --jwe "$T/keys/trust.jwe"
+/usr/libexec/tangd-rotate-keys -d "$T/A" >/dev/null 2>&1
+rm -f "$T/A/.$A_THP.jwk"
+NEW_THP=$(sig_thp "$T/A")
+expect_rc "regen with no trusted signing key left: exit 13" 13 "$OPALCTL" regen --jwe "$T/keys/trust.jwe"
+grep_file "the message asks for --thp" "$T/err" "give it with --thp"
+expect_rc "a wrong --thp does not help: exit 13" 13 "$OPALCTL" regen --jwe "$T/keys/trust.jwe" \
+	--thp "$A_THP0"
+expect_rc "with the new key's --thp: exit 0" 0 "$OPALCTL" regen --jwe "$T/keys/trust.jwe" \
+	--thp "$NEW_THP" --json
+expect "regen used the thumbprint given" "j['entries'][0]['servers'][0]['thp'] == '$NEW_THP' and j['entries'][0]['regenerated']"
+rm -f "$T/A"/.*.jwk
+if clevis decrypt <"$T/keys/trust.jwe" >/dev/null 2>&1; then ok "it opens with only A's current keys"; else not_ok "it opens with only A's current keys"; fi
+
+# An sss slot with a TPM branch: reported, and regen refuses to drop it.
+TPMPORT=$(free_port)
+mkdir -p "$T/tpm"
+swtpm socket --tpm2 --tpmstate dir="$T/tpm" --flags not-need-init,startup-clear \
+	--server type=tcp,port=$TPMPORT,bindaddr=127.0.0.1 \
+	--ctrl type=tcp,port=$((TPMPORT + 1)),bindaddr=127.0.0.1 >"$T/swtpm.log" 2>&1 &
+PIDS="$PIDS $!"
+export TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$TPMPORT"
+sleep 0.5
+B_THP=$(sig_thp "$T/B")
+SSS2="{\"t\":2,\"pins\":{\"tang\":[{\"url\":\"http://127.0.0.1:$B_PORT\",\"thp\":\"$B_THP\"}],\"tpm2\":{}}}"
+expect_rc "bind an sss slot of Tang and the TPM (t=2)" 0 "$OPALCTL" bind "$D" -k "$T/admin.key" \
+	--range 1 --pin sss --config "$SSS2" --jwe "$T/keys/both.jwe"
+/usr/libexec/tangd-rotate-keys -d "$T/B" >/dev/null 2>&1
+expect_rc "report: exit 15 (B rotated)" 15 "$OPALCTL" slots --report --jwe "$T/keys/both.jwe" \
+	--initramfs "$T/initrd.img" --json
+expect "report: one tang branch rotated, the tpm2 branch named" \
+	"j['slots'][0]['servers'][0]['state'] == 'rotated' and j['slots'][0]['other_pin'] == 'tpm2' and j['slots'][0]['threshold'] == 2"
+cp "$T/keys/both.jwe" "$T/both.before"
+expect_rc "regen refuses an sss slot with a tpm2 branch: exit 1" 1 "$OPALCTL" regen --jwe "$T/keys/both.jwe"
+if cmp -s "$T/keys/both.jwe" "$T/both.before"; then ok "nothing replaced"; else not_ok "nothing replaced"; fi
+
+# The command line.
+expect_rc "regen without a selection: usage error" 1 "$OPALCTL" regen
+expect_rc "regen --all and --jwe exclude each other" 1 "$OPALCTL" regen --all --jwe "$T/keys/sss.jwe"
+expect_rc "regen --slot without a device: usage error" 1 "$OPALCTL" regen --slot 1 --table "$T/opaltab"
+expect_rc "slots --report takes no key" 1 "$OPALCTL" slots --report -k "$T/admin.key" --table "$T/opaltab"
+expect_rc "slots --initramfs without --report: usage error" 1 "$OPALCTL" slots "$D" -k "$T/admin.key" --initramfs "$T/initrd.img"
+expect_rc "a missing --initramfs image is an error when asked for" 1 \
+	"$OPALCTL" slots --report --table "$T/opaltab" --initramfs "$T/nonexistent.img"
+expect_rc "regen of a name not in the table: usage error" 1 "$OPALCTL" regen --name nosuch --table "$T/opaltab"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,947 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Tang key rotation without the drive: `slots --report` says which sealed
+ * keys use server keys that are rotated (hidden: they still answer) or
+ * gone, and whether the initramfs holds the same JWE as /etc; `regen`
+ * seals a slot's PIN again for the servers' current keys.
+ *
+ * A slot's PIN never changes: regen opens the JWE with clevis decrypt
+ * (a rotated key still answers), seals the same PIN with clevis encrypt
+ * for the same servers, checks the new JWE opens to the same PIN, and
+ * swaps the file in atomically, the old one kept as FILE.old. The drive
+ * and the Admin1 key are not needed.
+ *
+ * Trust is carried over, not asked again: the JWE holds the server's
+ * advertisement as it was at bind time, whose signing keys the binding
+ * trusted (by thumbprint, or after being asked). Tang serves its current
+ * advertisement signed by any signing key it still has, rotated ones too
+ * (GET /adv/THP); one that verifies with a key the slot trusted vouches for
+ * the new keys. When the server has none of them any more, the new key's
+ * thumbprint must be given (--thp).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+
+#include "clevis.h"
+#include "opalctl-cmd.h"
+#include "opaltab.h"
+#include "tang.h"
+
+/* Each request to a Tang server (an advertisement, a clevis call's exchange). */
+#define TANG_TIMEOUT_S 15
+/* Unpacking an initramfs image. */
+#define UNPACK_TIMEOUT_MS 120000
+#define MAX_BRANCHES 16
+
+struct branch {
+	json_object *hdr;	/* the branch's protected header (owned) */
+	const char *url;	/* borrowed from hdr */
+	const char *kid;	/* the exchange key it was sealed for */
+	json_object *bound_keys;	/* clevis.tang.adv: the keys trusted at bind time */
+	const char *jwe;	/* sss: the branch's compact JWE; NULL: the file itself */
+	const char *state;	/* current, rotated, gone, unreachable, invalid */
+	char why[400];
+	char new_thp[TANG_THP_MAX];	/* regen: the signing key the new seal trusts */
+};
+
+struct sealed {
+	char *text;
+	json_object *hdr;
+	char pin[16];
+	int threshold;			/* sss: t; else 1 */
+	struct branch b[MAX_BRANCHES];
+	size_t nb;
+	char other[16];			/* a pin other than tang inside sss, or a tpm2 slot */
+};
+
+static const char *jstr(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string) ?
+	       json_object_get_string(v) : NULL;
+}
+
+static json_object *jobj(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static void sealed_free(struct sealed *s)
+{
+	for (size_t i = 0; i < s->nb; i++)
+		json_object_put(s->b[i].hdr);
+	json_object_put(s->hdr);
+	free(s->text);
+	memset(s, 0, sizeof(*s));
+}
+
+/* A tang branch from its header (taken over); jwe: its text inside sss. */
+static int branch_add(struct sealed *s, json_object *hdr, const char *jwe, char *why, size_t wl)
+{
+	json_object *tang = jobj(jobj(hdr, "clevis"), "tang");
+	struct branch *b;
+
+	if (s->nb == MAX_BRANCHES) {
+		json_object_put(hdr);
+		snprintf(why, wl, "more than %d tang branches", MAX_BRANCHES);
+		return -EINVAL;
+	}
+	b = &s->b[s->nb++];
+	memset(b, 0, sizeof(*b));
+	b->hdr = hdr;
+	b->jwe = jwe;
+	b->url = jstr(tang, "url");
+	b->kid = jstr(hdr, "kid");
+	b->bound_keys = jobj(tang, "adv");
+	if (!b->url || !b->kid || !b->bound_keys || !json_object_is_type(b->bound_keys, json_type_object)) {
+		snprintf(why, wl, "a tang JWE without url, kid or the advertisement it was sealed with");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Read and take apart a sealed key file. 0, or why it cannot be used. */
+static int sealed_parse(const char *path, struct sealed *s, char *why, size_t wl)
+{
+	json_object *cl, *sss, *arr;
+	const char *pin;
+
+	memset(s, 0, sizeof(*s));
+	s->threshold = 1;
+	s->text = clevis_jwe_read(path);
+	if (!s->text) {
+		snprintf(why, wl, "cannot read %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	s->hdr = clevis_jwe_header(s->text);
+	cl = jobj(s->hdr, "clevis");
+	pin = jstr(cl, "pin");
+	if (!pin) {
+		snprintf(why, wl, "%s is not a Clevis JWE", path);
+		return -EINVAL;
+	}
+	snprintf(s->pin, sizeof(s->pin), "%s", pin);
+	if (!strcmp(pin, "tang"))
+		return branch_add(s, json_object_get(s->hdr), NULL, why, wl);
+	if (strcmp(pin, "sss")) {
+		snprintf(s->other, sizeof(s->other), "%s", pin);
+		return 0;
+	}
+	sss = jobj(cl, "sss");
+	arr = jobj(sss, "jwe");
+	if (!jobj(sss, "t") || !arr || !json_object_is_type(arr, json_type_array)) {
+		snprintf(why, wl, "%s: an sss JWE without its threshold or branches", path);
+		return -EINVAL;
+	}
+	s->threshold = json_object_get_int(jobj(sss, "t"));
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *e = json_object_array_get_idx(arr, i);
+		const char *jwe = json_object_is_type(e, json_type_string) ? json_object_get_string(e) : "";
+		json_object *h = clevis_jwe_header(jwe);
+		const char *bp = jstr(jobj(h, "clevis"), "pin");
+
+		if (!bp) {
+			json_object_put(h);
+			snprintf(why, wl, "%s: sss branch %zu is not a Clevis JWE", path, i + 1);
+			return -EINVAL;
+		}
+		if (strcmp(bp, "tang")) {
+			/* Reported; regen refuses to drop or re-create it. */
+			snprintf(s->other, sizeof(s->other), "%s", bp);
+			json_object_put(h);
+			continue;
+		}
+		if (branch_add(s, h, jwe, why, wl))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ report */
+
+/*
+ * Where the branch's key stands: current (advertised), rotated (hidden:
+ * not advertised, still answers), gone (the server answers, the key does
+ * not), unreachable (no advertisement).
+ */
+static void branch_probe(struct branch *b, const char *path)
+{
+	json_object *jws = NULL, *keys;
+	struct secret *out;
+	char why[400];
+	int rc = tang_fetch_adv(b->url, NULL, TANG_TIMEOUT_S, &jws, b->why, sizeof(b->why));
+
+	if (rc) {
+		b->state = rc == -EHOSTUNREACH ? "unreachable" : "invalid";
+		return;
+	}
+	keys = tang_adv_keys(jws);
+	json_object_put(jws);
+	if (!keys) {
+		b->state = "invalid";
+		snprintf(b->why, sizeof(b->why), "%s: the advertisement has no key set", b->url);
+		return;
+	}
+	if (tang_keys_find(keys, "deriveKey", b->kid)) {
+		b->state = "current";
+		json_object_put(keys);
+		return;
+	}
+	json_object_put(keys);
+	/* Not advertised: does the server still answer for it? */
+	out = secret_new();
+	if (!out) {
+		b->state = "invalid";
+		snprintf(b->why, sizeof(b->why), "out of memory");
+		return;
+	}
+	rc = b->jwe ? clevis_decrypt_text(b->jwe, strlen(b->jwe), TANG_TIMEOUT_S, out, why, sizeof(why)) :
+	     clevis_decrypt(path, TANG_TIMEOUT_S, out, why, sizeof(why));
+	secret_free(out);
+	if (!rc) {
+		b->state = "rotated";
+		snprintf(b->why, sizeof(b->why), "%s no longer advertises key %s but still answers for it: regen before it is deleted",
+			 b->url, b->kid);
+	} else {
+		b->state = "gone";
+		snprintf(b->why, sizeof(b->why), "%s no longer has key %s: this branch cannot open any more",
+			 b->url, b->kid);
+	}
+}
+
+static int remove_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/*
+ * The initramfs image unpacked into a new directory (dir), with
+ * unmkinitramfs (initramfs-tools) or lsinitrd (dracut). 0 or why not.
+ */
+static int initramfs_unpack(const char *img, char *dir, size_t cap, char *why, size_t wl)
+{
+	char *const unmk[] = { (char *)"unmkinitramfs", (char *)img, dir, NULL };
+	char *const lsi[] = { (char *)"sh", (char *)"-c", (char *)"cd \"$1\" && exec lsinitrd --unpack \"$2\"",
+			      (char *)"sh", dir, (char *)img, NULL };
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC), rc;
+	struct child_io io = { .in_fd = -1, .out_fd = null };
+
+	snprintf(dir, cap, "%s/fdekit-initramfs.XXXXXX", access("/run", W_OK) ? "/tmp" : "/run");
+	if (null < 0 || !mkdtemp(dir)) {
+		snprintf(why, wl, "cannot make a directory to unpack it in: %s", strerror(errno));
+		if (null >= 0)
+			close(null);
+		dir[0] = 0;
+		return -errno;
+	}
+	rc = run_child(unmk, &io, UNPACK_TIMEOUT_MS);
+	if (rc == 127)
+		rc = run_child(lsi, &io, UNPACK_TIMEOUT_MS);
+	close(null);
+	if (rc) {
+		snprintf(why, wl, rc == 127 ? "neither unmkinitramfs nor lsinitrd is installed" :
+			 "could not unpack it (exit %d)", rc);
+		nftw(dir, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
+		dir[0] = 0;
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Whether two files hold the same bytes: 1, 0, or -errno when one cannot be read. */
+static int same_file(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "r"), *fb = fopen(b, "r");
+	int rc = 1;
+
+	if (!fa || !fb) {
+		rc = -errno;
+		goto out;
+	}
+	for (;;) {
+		int x = getc(fa), y = getc(fb);
+
+		if (x != y) {
+			rc = 0;
+			break;
+		}
+		if (x == EOF)
+			break;
+	}
+out:
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return rc;
+}
+
+/* The copy of path in the unpacked image: same, differs or missing. */
+static const char *initramfs_copy(const char *dir, const char *path)
+{
+	static const char *const sub[] = { "", "/main" };
+
+	for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
+		char p[PATH_MAX * 2];
+		int rc;
+
+		snprintf(p, sizeof(p), "%s%s%s", dir, sub[i], path);
+		rc = same_file(path, p);
+		if (rc >= 0)
+			return rc ? "same" : "differs";
+	}
+	return "missing";
+}
+
+static void default_initramfs(char *out, size_t cap)
+{
+	struct utsname u;
+
+	snprintf(out, cap, "/boot/initrd.img-%s", uname(&u) ? "" : u.release);
+}
+
+/* The command that rebuilds the initramfs on this system. */
+static const char *initramfs_command(void)
+{
+	if (!access("/usr/sbin/update-initramfs", X_OK) || !access("/sbin/update-initramfs", X_OK))
+		return "update-initramfs -u -k all";
+	if (!access("/usr/bin/dracut", X_OK) || !access("/usr/sbin/dracut", X_OK))
+		return "dracut --regenerate-all --force";
+	return "rebuild the initramfs";
+}
+
+/* One sealed key: its branches probed, what to do about it. */
+static bool report_one(struct ctx *c, const char *path, const struct opaltab_entry *e,
+		       const char *imgdir, json_object *o)
+{
+	struct sealed s;
+	char why[400], old[PATH_MAX + 8];
+	json_object *servers = json_object_new_array();
+	unsigned int current = 0, opens = 0, unknown = 0;
+	const char *action = "none", *copy = NULL;
+	bool attention;
+
+	(void)c;
+	json_object_object_add(o, "name", e ? json_object_new_string(e->name) : NULL);
+	json_object_object_add(o, "jwe", json_object_new_string(path));
+	json_object_object_add(o, "servers", servers);
+	if (sealed_parse(path, &s, why, sizeof(why))) {
+		json_object_object_add(o, "pin", NULL);
+		json_object_object_add(o, "action", json_object_new_string("rebind"));
+		json_object_object_add(o, "why", json_object_new_string(why));
+		sealed_free(&s);
+		return true;
+	}
+	json_object_object_add(o, "pin", json_object_new_string(s.pin));
+	json_object_object_add(o, "threshold", json_object_new_int(s.threshold));
+	for (size_t i = 0; i < s.nb; i++) {
+		struct branch *b = &s.b[i];
+		json_object *so = json_object_new_object();
+
+		branch_probe(b, path);
+		current += !strcmp(b->state, "current");
+		opens += !strcmp(b->state, "current") || !strcmp(b->state, "rotated");
+		unknown += !strcmp(b->state, "unreachable") || !strcmp(b->state, "invalid");
+		json_object_object_add(so, "url", json_object_new_string(b->url));
+		json_object_object_add(so, "kid", json_object_new_string(b->kid));
+		json_object_object_add(so, "state", json_object_new_string(b->state));
+		json_object_object_add(so, "why", b->why[0] ? json_object_new_string(b->why) : NULL);
+		json_object_array_add(servers, so);
+	}
+	if (!s.nb) {
+		/* tpm2 alone: sealed to this machine, no server key to rotate. */
+		action = "none";
+	} else if (current == s.nb) {
+		action = "none";
+	} else if (opens >= (unsigned int)s.threshold) {
+		action = "regen";
+	} else if (unknown) {
+		action = "check";	/* a server did not answer: cannot tell */
+	} else {
+		action = "rebind";
+	}
+	if (s.other[0] && s.nb)
+		json_object_object_add(o, "other_pin", json_object_new_string(s.other));
+	json_object_object_add(o, "action", json_object_new_string(action));
+	/* The initramfs carries the entries it unlocks (not noauto). */
+	if (imgdir && (!e || !e->noauto))
+		copy = initramfs_copy(imgdir, path);
+	json_object_object_add(o, "initramfs", copy ? json_object_new_string(copy) : NULL);
+	snprintf(old, sizeof(old), "%s.old", path);
+	json_object_object_add(o, "old", access(old, F_OK) ? NULL : json_object_new_string(old));
+	attention = strcmp(action, "none") || (copy && strcmp(copy, "same") && (e || strcmp(copy, "missing")));
+	json_object_object_add(o, "needs_attention", jbool(attention));
+	sealed_free(&s);
+	return attention;
+}
+
+int cmd_slots_report(struct ctx *c)
+{
+	const char *table = c->table ? c->table : OPALTAB_DEFAULT;
+	struct opaltab_entry *v = NULL;
+	size_t n = 0;
+	char img[PATH_MAX], dir[PATH_MAX] = "", why[PATH_MAX + 320] = "";
+	json_object *arr = json_object_new_array(), *io = json_object_new_object();
+	unsigned int attention = 0;
+	bool want_image = false, unpacked = false;
+	int rc;
+
+	json_object_object_add(c->jout, "slots", arr);
+	if (!c->jwe) {
+		rc = load_table(c, table, &v, &n);
+		if (rc) {
+			json_object_put(io);
+			return rc;
+		}
+		json_object_object_add(c->jout, "table", json_object_new_string(table));
+		for (size_t i = 0; i < n; i++)
+			want_image |= !v[i].bad && v[i].key_kind == OPALTAB_KEY_CLEVIS && !v[i].noauto;
+	} else {
+		json_object_object_add(c->jout, "table", NULL);
+		want_image = true;
+	}
+	if (c->initramfs)
+		snprintf(img, sizeof(img), "%s", c->initramfs);
+	else
+		default_initramfs(img, sizeof(img));
+	json_object_object_add(io, "image", json_object_new_string(img));
+	if (want_image) {
+		if (access(img, R_OK))
+			snprintf(why, sizeof(why), "cannot read %s: %s", img, strerror(errno));
+		else
+			unpacked = !initramfs_unpack(img, dir, sizeof(dir), why, sizeof(why));
+	} else {
+		snprintf(why, sizeof(why), "no entry the initramfs unlocks");
+	}
+	json_object_object_add(io, "checked", jbool(unpacked));
+	json_object_object_add(io, "why", unpacked ? NULL : json_object_new_string(why));
+	json_object_object_add(c->jout, "initramfs", io);
+	if (want_image && !unpacked && c->initramfs) {
+		/* Asked for explicitly: not checking it is a failure, not a note. */
+		free(v);
+		return fail(c, EXIT_USAGE, "slots --report: --initramfs %s: %s", img, why);
+	}
+	if (c->jwe) {
+		json_object *o = json_object_new_object();
+
+		json_object_array_add(arr, o);
+		attention += report_one(c, c->jwe, NULL, unpacked ? dir : NULL, o);
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_object *o;
+
+		if (v[i].bad) {
+			warn(c, "%s: entry '%s' is bad: %s", table, v[i].name, v[i].error);
+			continue;
+		}
+		if (v[i].key_kind != OPALTAB_KEY_CLEVIS)
+			continue;
+		o = json_object_new_object();
+		json_object_array_add(arr, o);
+		json_object_object_add(o, "noauto", jbool(v[i].noauto));
+		attention += report_one(c, v[i].key_path, &v[i], unpacked ? dir : NULL, o);
+	}
+	if (dir[0])
+		nftw(dir, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
+	free(v);
+	json_object_object_add(c->jout, "needs_attention", json_object_new_int((int)attention));
+	json_object_object_add(c->jout, "initramfs_command",
+			       json_object_new_string(initramfs_command()));
+	if (!attention)
+		return 0;
+	emit_result(c);
+	return EXIT_STALE;
+}
+
+static void report_text(FILE *out, json_object *o)
+{
+	json_object *servers = res_get(o, "servers");
+	const char *action = res_str(o, "action"), *copy = res_str(o, "initramfs");
+
+	fprintf(out, "%s: %s, clevis %s", res_get(o, "name") ? res_str(o, "name") : "-",
+		res_str(o, "jwe"), res_get(o, "pin") ? res_str(o, "pin") : "?");
+	if (res_int(o, "threshold") > 1 || !strcmp(res_str(o, "pin"), "sss"))
+		fprintf(out, " (any %" PRId64 " of %zu)", res_int(o, "threshold"), res_count(servers));
+	if (!strcmp(action, "none"))
+		fprintf(out, ": up to date\n");
+	else if (!strcmp(action, "regen"))
+		fprintf(out, ": needs regen (opalctl regen%s%s)\n", res_get(o, "name") ? " --name " : " --jwe ",
+			res_get(o, "name") ? res_str(o, "name") : res_str(o, "jwe"));
+	else if (!strcmp(action, "rebind"))
+		fprintf(out, ": cannot open any more: bind a new slot with the Admin1 key, then unbind this one\n");
+	else
+		fprintf(out, ": cannot tell: a server did not answer\n");
+	if (res_get(o, "why"))
+		fprintf(out, "  %s\n", res_str(o, "why"));
+	for (size_t i = 0; i < res_count(servers); i++) {
+		json_object *s = json_object_array_get_idx(servers, i);
+
+		fprintf(out, "  %-40s %-11s key %s\n", res_str(s, "url"), res_str(s, "state"),
+			res_str(s, "kid"));
+	}
+	if (res_get(o, "other_pin"))
+		fprintf(out, "  and a %s branch (not a server key: nothing to rotate)\n",
+			res_str(o, "other_pin"));
+	if (res_get(o, "initramfs") && strcmp(copy, "same"))
+		fprintf(out, "  initramfs: its copy %s\n",
+			!strcmp(copy, "differs") ? "is an older JWE: rebuild the initramfs" :
+			"is missing: rebuild the initramfs");
+	if (res_get(o, "old"))
+		fprintf(out, "  %s: the JWE before the last regen\n", res_str(o, "old"));
+}
+
+void text_slots_report(struct ctx *c, json_object *res)
+{
+	json_object *arr = res_get(res, "slots"), *io = res_get(res, "initramfs");
+
+	for (size_t i = 0; i < res_count(arr); i++)
+		report_text(c->out, json_object_array_get_idx(arr, i));
+	if (!res_count(arr))
+		fprintf(c->out, "no clevis slots in %s\n", res_str(res, "table"));
+	if (io && !res_bool(io, "checked"))
+		fprintf(c->out, "initramfs %s not checked: %s\n", res_str(io, "image"), res_str(io, "why"));
+	if (res_int(res, "needs_attention"))
+		fprintf(c->out, "%" PRId64 " sealed key(s) need attention\n", res_int(res, "needs_attention"));
+}
+
+/* ------------------------------------------------------------- regen */
+
+/*
+ * A signing key of the server that the slot trusts, and that vouches for
+ * its current keys: the advertisement it signs verifies with it. Then
+ * b->new_thp is a current signing key's thumbprint, for clevis encrypt.
+ * 0; -EHOSTUNREACH (said in why) when the server does not answer;
+ * -ENOKEY when it has none of the keys trusted.
+ */
+static int branch_trust(struct ctx *c, struct branch *b, char *why, size_t wl)
+{
+	json_object *bound = jobj(b->bound_keys, "keys");
+	json_object *jws = NULL, *cur = NULL;
+	char thp[TANG_THP_MAX], fwhy[300];
+	int rc;
+
+	/* A thumbprint given: a current signing key that signed its advertisement. */
+	for (unsigned int i = 0; i < c->nthps; i++) {
+		json_object *signer;
+
+		rc = tang_fetch_adv(b->url, c->thps[i], TANG_TIMEOUT_S, &jws, fwhy, sizeof(fwhy));
+		if (rc == -EHOSTUNREACH || rc == -EBADMSG) {
+			snprintf(why, wl, "%s", fwhy);
+			return -EHOSTUNREACH;
+		}
+		if (rc)
+			continue;
+		cur = tang_adv_keys(jws);
+		signer = cur ? tang_keys_find(cur, "verify", c->thps[i]) : NULL;
+		if (signer && !tang_jws_verify(jws, signer)) {
+			snprintf(b->new_thp, sizeof(b->new_thp), "%s", c->thps[i]);
+			goto found;
+		}
+		json_object_put(cur);
+		json_object_put(jws);
+		cur = jws = NULL;
+	}
+	/* The keys it was bound with, rotated or not. */
+	for (size_t i = 0; bound && i < json_object_array_length(bound); i++) {
+		json_object *k = json_object_array_get_idx(bound, i);
+		json_object *keys;
+
+		if (!tang_jwk_has_op(k, "verify") || tang_jwk_thumbprint(k, "S256", thp, sizeof(thp)))
+			continue;
+		rc = tang_fetch_adv(b->url, thp, TANG_TIMEOUT_S, &jws, fwhy, sizeof(fwhy));
+		if (rc == -EHOSTUNREACH || rc == -EBADMSG) {
+			snprintf(why, wl, "%s", fwhy);
+			return -EHOSTUNREACH;
+		}
+		if (rc)
+			continue;
+		if (tang_jws_verify(jws, k)) {
+			json_object_put(jws);
+			snprintf(why, wl, "%s: the advertisement served for trusted key %s does not verify with it: refusing to trust it",
+				 b->url, thp);
+			return -EBADMSG;
+		}
+		keys = tang_adv_keys(jws);
+		/* Any current signing key: clevis checks it signed what it fetches. */
+		for (size_t j = 0; keys && j < json_object_array_length(jobj(keys, "keys")); j++) {
+			json_object *nk = json_object_array_get_idx(jobj(keys, "keys"), j);
+
+			if (tang_jwk_has_op(nk, "verify") &&
+			    !tang_jwk_thumbprint(nk, "S256", b->new_thp, sizeof(b->new_thp))) {
+				cur = keys;
+				goto found;
+			}
+		}
+		json_object_put(keys);
+		json_object_put(jws);
+		jws = NULL;
+	}
+	snprintf(why, wl, "%s has none of the signing keys this slot trusted any more%s: check its current signing key on the server (tang-show-keys, or jose jwk thp -i KEY.jwk) and give it with --thp",
+		 b->url, c->nthps ? ", nor one given with --thp" : "");
+	return -ENOKEY;
+found:
+	b->state = tang_keys_find(cur, "deriveKey", b->kid) ? "current" : "rotated";
+	json_object_put(cur);
+	json_object_put(jws);
+	return 0;
+}
+
+/* The configuration that seals for the same servers, as clevis encrypt takes it. */
+static json_object *regen_config(const struct sealed *s)
+{
+	json_object *tangs = json_object_new_array();
+
+	for (size_t i = 0; i < s->nb; i++) {
+		json_object *t = json_object_new_object();
+
+		json_object_object_add(t, "url", json_object_new_string(s->b[i].url));
+		json_object_object_add(t, "thp", json_object_new_string(s->b[i].new_thp));
+		json_object_array_add(tangs, t);
+	}
+	if (!strcmp(s->pin, "tang")) {
+		json_object *one = json_object_get(json_object_array_get_idx(tangs, 0));
+
+		json_object_put(tangs);
+		return one;
+	}
+	{
+		json_object *cfg = json_object_new_object(), *pins = json_object_new_object();
+
+		json_object_object_add(cfg, "t", json_object_new_int(s->threshold));
+		json_object_object_add(pins, "tang", tangs);
+		json_object_object_add(cfg, "pins", pins);
+		return cfg;
+	}
+}
+
+static int fsync_dir(const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	int fd, rc;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = 0;
+	else if (slash)
+		*slash = 0;
+	else
+		snprintf(dir, sizeof(dir), ".");
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	rc = fsync(fd) ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
+/* An entry's failure: recorded in o and said on stderr; returns code. */
+static int regen_failed(struct ctx *c, json_object *o, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int regen_failed(struct ctx *c, json_object *o, int code, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	json_object_object_add(o, "error", json_object_new_string(msg));
+	json_object_object_add(o, "exit_code", json_object_new_int(code));
+	json_object_object_add(o, "regenerated", jbool(false));
+	fprintf(c->err, "opalctl: regen: %s\n", msg);
+	return code;
+}
+
+#define GONE_FMT "%s: clevis decrypt cannot open it: the server keys it was sealed with are gone (deleted after a rotation). Its PIN is lost: bind a new slot with the Admin1 key (opalctl bind DEV --keyfile ADMIN1 --range N --pin %s --config ...), put the new JWE in the table, then opalctl unbind the old slot"
+
+/* Whether the JWE file still opens (its PIN is not kept). */
+static bool opens(const char *path, size_t nbranches)
+{
+	struct secret *pin = secret_new();
+	char why[400];
+	bool ok = pin && !clevis_decrypt(path, TANG_TIMEOUT_S * (unsigned int)nbranches, pin, why,
+					 sizeof(why));
+
+	secret_free(pin);
+	return ok;
+}
+
+/* Seal again the PIN of one JWE file; 0 or the exit code (said in o). */
+static int regen_one(struct ctx *c, const char *path, const char *name, json_object *o)
+{
+	struct secret *pin = NULL, *check = NULL;
+	json_object *servers = json_object_new_array(), *cfg = NULL;
+	char why[600], tmp[PATH_MAX + 8], old[PATH_MAX + 8];
+	struct sealed s;
+	bool all_current = true;
+	int rc = 0, fd;
+
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	snprintf(old, sizeof(old), "%s.old", path);
+	json_object_object_add(o, "name", name ? json_object_new_string(name) : NULL);
+	json_object_object_add(o, "jwe", json_object_new_string(path));
+	json_object_object_add(o, "servers", servers);
+	if (sealed_parse(path, &s, why, sizeof(why))) {
+		rc = regen_failed(c, o, EXIT_KEYFILE, "%s", why);
+		goto out;
+	}
+	json_object_object_add(o, "pin", json_object_new_string(s.pin));
+	json_object_object_add(o, "threshold", json_object_new_int(s.threshold));
+	if (s.other[0] && !s.nb) {
+		json_object_object_add(o, "regenerated", jbool(false));
+		json_object_object_add(o, "skipped", json_object_new_string("no server keys: nothing to rotate"));
+		goto out;
+	}
+	if (s.other[0]) {
+		rc = regen_failed(c, o, EXIT_USAGE, "%s: regen seals tang branches again, and this sss slot also has a %s branch, which it would have to drop or re-create: bind a new slot with the Admin1 key instead",
+				  path, s.other);
+		goto out;
+	}
+	/* Every server first: one that does not answer stops it, nothing replaced. */
+	for (size_t i = 0; i < s.nb; i++) {
+		struct branch *b = &s.b[i];
+		json_object *so = json_object_new_object();
+
+		json_object_array_add(servers, so);
+		json_object_object_add(so, "url", json_object_new_string(b->url));
+		json_object_object_add(so, "kid", json_object_new_string(b->kid));
+		rc = branch_trust(c, b, why, sizeof(why));
+		if (rc == -ENOKEY && !opens(path, s.nb)) {
+			json_object_object_add(so, "state", json_object_new_string("gone"));
+			rc = regen_failed(c, o, EXIT_UNSEAL, GONE_FMT, path, s.pin);
+			goto out;
+		}
+		if (rc) {
+			json_object_object_add(so, "state", json_object_new_string(
+					       rc == -EHOSTUNREACH ? "unreachable" : "untrusted"));
+			rc = regen_failed(c, o, EXIT_CLEVIS, "%s: %s; nothing replaced%s", path, why,
+					  rc == -EHOSTUNREACH && s.nb > 1 ?
+					  " (every server of the slot must answer: a branch is never dropped)" : "");
+			goto out;
+		}
+		json_object_object_add(so, "state", json_object_new_string(b->state));
+		json_object_object_add(so, "thp", json_object_new_string(b->new_thp));
+		all_current &= !strcmp(b->state, "current");
+	}
+	if (all_current) {
+		json_object_object_add(o, "regenerated", jbool(false));
+		json_object_object_add(o, "skipped", json_object_new_string("every key it uses is current"));
+		goto old;
+	}
+	cfg = regen_config(&s);
+	pin = secret_new();
+	check = secret_new();
+	if (!pin || !check) {
+		rc = regen_failed(c, o, EXIT_KEYFILE, "no locked memory for the key");
+		goto out;
+	}
+	if (clevis_decrypt(path, TANG_TIMEOUT_S * (unsigned int)s.nb, pin, why, sizeof(why))) {
+		rc = regen_failed(c, o, EXIT_UNSEAL, GONE_FMT, path, s.pin);
+		goto out;
+	}
+	unlink(tmp);	/* a run that was killed */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rc = regen_failed(c, o, EXIT_KEYFILE, "cannot create %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (c->verbose)
+		fprintf(c->err, "opalctl: regen: clevis encrypt %s '%s'\n", s.pin,
+			json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PLAIN |
+							   JSON_C_TO_STRING_NOSLASHESCAPE));
+	rc = clevis_encrypt(s.pin, json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PLAIN |
+								     JSON_C_TO_STRING_NOSLASHESCAPE),
+			    pin, fd, TANG_TIMEOUT_S * (unsigned int)s.nb);
+	if (!rc && fsync(fd))
+		rc = -errno;
+	close(fd);
+	if (rc) {
+		unlink(tmp);
+		rc = regen_failed(c, o, EXIT_CLEVIS, "%s: clevis encrypt %s failed (%s); nothing replaced",
+				  path, s.pin, rc < 0 ? strerror(-rc) : "see its message above");
+		goto out;
+	}
+	/* The new JWE must open, to the same PIN, before it replaces anything. */
+	if (clevis_decrypt(tmp, TANG_TIMEOUT_S * (unsigned int)s.nb, check, why, sizeof(why)) ||
+	    check->len != pin->len || CRYPTO_memcmp(check->data, pin->data, pin->len)) {
+		unlink(tmp);
+		rc = regen_failed(c, o, EXIT_CLEVIS, "%s: the new JWE does not open to the same key (%s); nothing replaced",
+				  path, why[0] ? why : "a different key");
+		goto out;
+	}
+	unlink(old);
+	if (!c->remove_old && link(path, old)) {
+		unlink(tmp);
+		rc = regen_failed(c, o, EXIT_KEYFILE, "cannot keep the old JWE as %s: %s; nothing replaced",
+				  old, strerror(errno));
+		goto out;
+	}
+	if (rename(tmp, path)) {
+		rc = regen_failed(c, o, EXIT_KEYFILE, "cannot rename %s to %s: %s; the old JWE is unchanged",
+				  tmp, path, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	if (fsync_dir(path))
+		warn(c, "regen: %s: syncing its directory failed: %s", path, strerror(errno));
+	json_object_object_add(o, "regenerated", jbool(true));
+	json_object_object_add(o, "config", json_object_get(cfg));
+old:
+	if (c->remove_old && !unlink(old))
+		json_object_object_add(o, "old_removed", json_object_new_string(old));
+	json_object_object_add(o, "old", !c->remove_old && !access(old, F_OK) ?
+			       json_object_new_string(old) : NULL);
+out:
+	json_object_put(cfg);
+	secret_free(pin);
+	secret_free(check);
+	sealed_free(&s);
+	return rc;
+}
+
+/* One entry's line, from what regen_one put into o. */
+static void text_regen_entry(FILE *out, json_object *o)
+{
+	json_object *servers = res_get(o, "servers");
+	const char *who = res_get(o, "name") ? res_str(o, "name") : res_str(o, "jwe");
+
+	if (res_get(o, "error")) {
+		fprintf(out, "%s: not sealed again (exit %" PRId64 ")\n", who, res_int(o, "exit_code"));
+		return;
+	}
+	if (!res_bool(o, "regenerated")) {
+		fprintf(out, "%s: unchanged: %s%s%s\n", who, res_str(o, "skipped"),
+			res_get(o, "old_removed") ? "; removed " : "", res_str(o, "old_removed"));
+		return;
+	}
+	fprintf(out, "%s: sealed again for", who);
+	for (size_t i = 0; i < res_count(servers); i++) {
+		json_object *sv = json_object_array_get_idx(servers, i);
+
+		fprintf(out, "%s %s (key was %s)", i ? "," : "", res_str(sv, "url"), res_str(sv, "state"));
+	}
+	if (res_get(o, "old"))
+		fprintf(out, "; the old JWE kept as %s", res_str(o, "old"));
+	fputc('\n', out);
+}
+
+void text_regen(struct ctx *c, json_object *res)
+{
+	if (!res_count(res_get(res, "entries")))
+		fprintf(c->out, "%s: no clevis entry\n", res_str(res, "table"));
+	if (res_get(res, "initramfs_command"))
+		fprintf(c->out, "The initramfs holds the old JWEs: rebuild it: %s\n",
+			res_str(res, "initramfs_command"));
+}
+
+int cmd_regen(struct ctx *c)
+{
+	const char *table = c->table ? c->table : OPALTAB_DEFAULT;
+	unsigned int modes = !!c->all + !!c->nnames + !!c->jwe + !!c->devpath;
+	struct opaltab_entry *v = NULL;
+	size_t n = 0;
+	json_object *arr, *o;
+	unsigned int failed = 0, done = 0, in_image = 0;
+	int rc = 0, last = 0;
+
+	if (modes != 1)
+		return fail(c, EXIT_USAGE, "regen: name what to seal again: DEV --slot N, --jwe FILE, --name NAME or --all (one of them)");
+	if (!!c->devpath != !!c->slot)
+		return fail(c, EXIT_USAGE, "regen: --slot N goes with a device (DEV --slot N)");
+	if (c->table && c->jwe)
+		return fail(c, EXIT_USAGE, "regen: --jwe names the file itself: no --table");
+	if (!c->jwe) {
+		FILE *f = fopen(table, "r");
+
+		/* DEV --slot without a table: bind's default file name. */
+		if (c->devpath && !f && !c->table) {
+			v = NULL;
+		} else {
+			if (f)
+				fclose(f);
+			rc = load_table(c, table, &v, &n);
+			if (rc)
+				return rc;
+		}
+	}
+	for (unsigned int i = 0; i < c->nnames; i++) {
+		bool known = false;
+
+		for (size_t j = 0; j < n; j++)
+			known |= !strcmp(v[j].name, c->names[i]) && v[j].key_kind == OPALTAB_KEY_CLEVIS;
+		if (!known) {
+			free(v);
+			return fail(c, EXIT_USAGE, "regen: no clevis entry named '%s' in %s", c->names[i], table);
+		}
+	}
+	arr = json_object_new_array();
+	json_object_object_add(c->jout, "table", c->jwe ? NULL : json_object_new_string(table));
+	json_object_object_add(c->jout, "entries", arr);
+	if (c->jwe || c->devpath) {
+		char jwe[PATH_MAX];
+
+		if (c->jwe)
+			snprintf(jwe, sizeof(jwe), "%s", c->jwe);
+		else
+			slot_jwe(c, v, n, (unsigned int)c->slot, jwe, sizeof(jwe));
+		o = json_object_new_object();
+		json_object_array_add(arr, o);
+		last = regen_one(c, jwe, NULL, o);
+		failed += last != 0;
+		done += res_bool(o, "regenerated");
+		in_image += res_bool(o, "regenerated");
+		if (!c->json)
+			text_regen_entry(c->out, o);
+	}
+	for (size_t i = 0; !c->jwe && !c->devpath && i < n; i++) {
+		bool named = false;
+
+		for (unsigned int k = 0; k < c->nnames; k++)
+			named |= !strcmp(c->names[k], v[i].name);
+		if (v[i].bad) {
+			warn(c, "%s: entry '%s' is bad: %s", table, v[i].name, v[i].error);
+			continue;
+		}
+		if (v[i].key_kind != OPALTAB_KEY_CLEVIS || (c->nnames && !named))
+			continue;
+		o = json_object_new_object();
+		json_object_array_add(arr, o);
+		last = regen_one(c, v[i].key_path, v[i].name, o);
+		failed += last != 0;
+		done += res_bool(o, "regenerated");
+		in_image += res_bool(o, "regenerated") && !v[i].noauto;
+		if (!c->json) {
+			text_regen_entry(c->out, o);
+			fflush(c->out);
+		}
+	}
+	free(v);
+	json_object_object_add(c->jout, "regenerated", json_object_new_int((int)done));
+	json_object_object_add(c->jout, "failed", json_object_new_int((int)failed));
+	/* The initramfs holds a copy of each JWE it unlocks with. */
+	json_object_object_add(c->jout, "initramfs_command",
+			       in_image ? json_object_new_string(initramfs_command()) : NULL);
+	if (!failed)
+		return 0;
+	emit_result(c);
+	return json_object_array_length(arr) == 1 ? last : EXIT_INCOMPLETE;
+}
