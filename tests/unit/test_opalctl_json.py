@@ -7,8 +7,9 @@ Runs each command of the command table (as `opalctl --help` lists them) on
 an in-process sedsim drive, and some of their failures, and validates what
 each prints: success against $defs/COMMAND, failure against $defs/error.
 The schema's objects forbid members they do not name, so a key renamed or
-added in one command and not the schema fails here. bind, unbind and slots
-run against a Tang server on the loopback (tangd behind socat). TAP output.
+added in one command and not the schema fails here. bind, unbind, slots
+and regen run against a Tang server on the loopback (tangd behind socat).
+TAP output.
 """
 import glob
 import json
@@ -164,7 +165,25 @@ def main():
         run(0, "bind", d, "-k", k, "--range", "0", "--pin", "tang", "--config", cfg,
             "--jwe", jwe)
         run(0, "slots", d, "-k", k)
+        # Tang key rotation: the report and regen, before and after the
+        # server rotates (an initramfs image holding the JWE, made here).
+        img = os.path.join(tmp, "initrd.img")
+        root = os.path.join(tmp, "imgroot")
+        os.makedirs(root + os.path.dirname(jwe))
+        shutil.copy(jwe, root + jwe)
+        cpio = subprocess.run("find . | cpio -o -H newc --quiet | gzip", shell=True, cwd=root,
+                              check=True, capture_output=True).stdout
+        with open(img, "wb") as f:
+            f.write(cpio)
+        run(0, "slots", "--report", "--jwe", jwe, "--initramfs", img, name="slots-report")
+        run(0, "regen", "--jwe", jwe)
+        subprocess.run(["/usr/libexec/tangd-rotate-keys", "-d", os.path.join(tmp, "tang")],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        run(15, "slots", "--report", "--jwe", jwe, "--initramfs", img, name="slots-report")
+        run(0, "regen", "--jwe", jwe)
+        run(1, "regen", "--all", "--jwe", jwe)
         run(0, "unbind", d, "-k", k, "--slot", "1", "--jwe", jwe)
+        run(7, "regen", "--jwe", os.path.join(tmp, "none.jwe"), name="regen")
         run(0, "check-table", "--table", tab)
         run(0, "check-table", "--table", tab, "--boot")
         run(12, "check-table", "--table", os.path.join(tmp, "none"))
