@@ -1233,7 +1233,7 @@ static void test_unlock_all_fallbacks(void **state)
 		fclose(sf);
 		got[n] = 0;
 		snprintf(want, sizeof(want), "device=%s\nranges=0\nalready_unlocked=no\n"
-			 "saved_for_resume=no\nresume_unlocks=no\n", f->drive);
+			 "saved_for_resume=no\nresume_unlocks=no\nkey=passphrase\n", f->drive);
 		assert_string_equal(got, want);
 	}
 	assert_non_null(strstr(f->err, "the drive refused the key file key for Admin1: asking for the recovery key"));

@@ -45,7 +45,7 @@ grep_file() {
 	if grep -q -- "$3" "$2"; then ok "$1"; else not_ok "$1"; sed 's/^/# /' "$2"; fi
 }
 
-echo "1..55"
+echo "1..60"
 for tool in clevis jose socat curl cpio unmkinitramfs /usr/libexec/tangd /usr/libexec/tangd-keygen /usr/libexec/tangd-rotate-keys; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "Bail out! $tool is missing: run scripts/bootstrap"
@@ -172,7 +172,8 @@ expect_rc "with the initramfs rebuilt: report exits 0" 0 \
 rm -f "$T/A"/.*.jwk "$T/B"/.*.jwk
 "$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
 expect_rc "hidden keys deleted: unlock-all opens the regenerated sss slot" 0 \
-	"$OPALCTL" unlock-all --table "$T/opaltab" --name sssslot --no-prompt
+	"$OPALCTL" unlock-all --table "$T/opaltab" --name sssslot --no-prompt --state-dir "$T/run"
+grep_file "unlock-all records which JWE opened it" "$T/run/sssslot" "^jwe_sha256=$(sha256sum <"$T/keys/sss.jwe" | cut -d' ' -f1)\$"
 if "$SEDSIM" read "$D" 2048 1 2>/dev/null | cmp -s - "$T/data"; then ok "data intact"; else not_ok "data intact"; fi
 "$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
 expect_rc "and the regenerated tang slot" 0 \
@@ -186,6 +187,12 @@ fi
 sed "s|$T/keys/tang.jwe |$T/keys/tang.jwe.old |" "$T/opaltab" >"$T/opaltab.old"
 expect_rc "the old tang JWE unlocks nothing (exit 11)" 11 \
 	"$OPALCTL" unlock-all --table "$T/opaltab.old" --name tangslot --no-prompt
+expect_rc "the boot's clean-up: regen --remove-old --state-dir" 0 \
+	"$OPALCTL" regen --all --table "$T/opaltab" --remove-old --state-dir "$T/run" --json
+expect "it removes sss.jwe.old (unlocked with the new JWE), keeps tang.jwe.old (not recorded)" \
+	"j['entries'][0].get('old_removed') == '$T/keys/sss.jwe.old' and j['entries'][1]['old'] == '$T/keys/tang.jwe.old' and j['regenerated'] == 0"
+if [ ! -e "$T/keys/sss.jwe.old" ] && [ -e "$T/keys/tang.jwe.old" ]; then ok "so it did"; else not_ok "so it did"; fi
+expect_rc "--state-dir only with --remove-old" 1 "$OPALCTL" regen --all --table "$T/opaltab" --state-dir "$T/run"
 expect_rc "regen --remove-old: current, so only the .old files go" 0 \
 	"$OPALCTL" regen --all --table "$T/opaltab" --remove-old
 if [ ! -e "$T/keys/sss.jwe.old" ] && [ ! -e "$T/keys/tang.jwe.old" ] && [ -s "$T/keys/sss.jwe" ]; then

@@ -399,3 +399,29 @@ void clevis_jwe_pin(const char *path, char *out, size_t cap)
 	json_object_put(h);
 	free(text);
 }
+
+int file_sha256_hex(const char *path, char *hex)
+{
+	unsigned char buf[4096], dig[32];
+	EVP_MD_CTX *m = EVP_MD_CTX_new();
+	FILE *f = fopen(path, "r");
+	unsigned int dl = 0;
+	size_t n;
+	int rc = -EIO;
+
+	if (!f || !m || EVP_DigestInit_ex(m, EVP_sha256(), NULL) != 1)
+		goto out;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		if (EVP_DigestUpdate(m, buf, n) != 1)
+			goto out;
+	if (ferror(f) || EVP_DigestFinal_ex(m, dig, &dl) != 1 || dl != sizeof(dig))
+		goto out;
+	for (size_t i = 0; i < sizeof(dig); i++)
+		sprintf(hex + 2 * i, "%02x", dig[i]);
+	rc = 0;
+out:
+	if (f)
+		fclose(f);
+	EVP_MD_CTX_free(m);
+	return rc;
+}

@@ -97,4 +97,7 @@ int b64url_decode(const char *in, size_t inlen, unsigned char **out, size_t *out
 /* bytes to base64url without padding, into out (cap >= 4 * (n + 2) / 3 + 1). */
 void b64url_encode(const unsigned char *in, size_t n, char *out, size_t cap);
 
+/* The SHA-256 of a file's bytes in hex (65 bytes with the NUL): 0 or -EIO. */
+int file_sha256_hex(const char *path, char *hex);
+
 #endif

@@ -171,7 +171,9 @@ static const struct opalctl_opt_use regen_opts[] = {
 	OH(NAME, "the table entry (repeatable)"),
 	OH(ALL, "every clevis entry of the table (noauto ones too)"),
 	OH(TABLE, "the unlock table (default /etc/fdekit/opaltab)"),
-	O(THP), O(REMOVE_OLD), END };
+	O(THP), O(REMOVE_OLD),
+	OH(STATE_DIR, "with --remove-old: only the FILE.old of entries this boot\nunlocked with the JWE regen made, as unlock-all recorded in D;\nseal nothing (the boot's clean-up)"),
+	END };
 static const struct opalctl_opt_use mbr_opts[] = {
 	OH(KEYFILE, "the Admin1 key"), O(ENABLE), O(DISABLE), O(DONE), O(NOT_DONE), O(WRITE), END };
 static const struct opalctl_opt_use range_opts[] = {
@@ -253,7 +255,7 @@ static const struct opalctl_cmd commands[] = {
 	  "key slots: users, their ranges and sealed keys; or which sealed keys need regen",
 	  slots_opts },
 	{ "regen", cmd_regen, text_regen, CMD_DEV_OPTIONAL,
-	  "DEV --slot N | --jwe F | --name N... | --all [--table F] [--thp THP]... [--remove-old]",
+	  "DEV --slot N | --jwe F | --name N... | --all [--table F] [--thp THP]... [--remove-old [--state-dir D]]",
 	  "seal a slot's key again for the Tang servers' current keys (no drive, no key)",
 	  regen_opts },
 	{ "mbr", cmd_mbr, text_mbr, K | CMD_KERNEL,

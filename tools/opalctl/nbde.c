@@ -1075,7 +1075,7 @@ static bool resume_unlocks(const char *path)
  * kernel will not unlock on resume is unlocked (resume would bring it
  * back locked under a mounted file system).
  */
-static void write_state(struct ctx *c, json_object *res)
+static void write_state(struct ctx *c, const struct opaltab_entry *e, json_object *res)
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 8];
 	json_object *jr = res_get(res, "ranges");
@@ -1102,6 +1102,18 @@ static void write_state(struct ctx *c, json_object *res)
 	fprintf(f, "\nalready_unlocked=%s\nsaved_for_resume=%s\nresume_unlocks=%s\n",
 		res_bool(res, "already_unlocked") ? "yes" : "no", saved ? "yes" : "no",
 		saved && resume_unlocks(dev) ? "yes" : "no");
+	/*
+	 * The JWE that opened it, by content: once a boot has unlocked with
+	 * the JWE regen made, the copy regen kept of the one before can go
+	 * (regen --remove-old --state-dir).
+	 */
+	fprintf(f, "key=%s\n", res_str(res, "key"));
+	if (!strcmp(res_str(res, "key"), "clevis")) {
+		char hex[2 * 32 + 1];
+
+		if (!file_sha256_hex(e->key_path, hex))
+			fprintf(f, "jwe=%s\njwe_sha256=%s\n", e->key_path, hex);
+	}
 	if (fclose(f) || rename(tmp, path)) {
 		warn(c, "cannot write %s: %s", path, strerror(errno));
 		unlink(tmp);
@@ -1215,7 +1227,7 @@ static int run_entries(struct ctx *c, const struct entry_run *how)
 		if (how->one(c, &v[i], &dl, o))
 			failed++;
 		if (how->record)
-			write_state(c, o);
+			write_state(c, &v[i], o);
 		if (!c->json) {
 			how->line(c->out, o);
 			fflush(c->out);

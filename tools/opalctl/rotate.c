@@ -818,6 +818,49 @@ out:
 	return rc;
 }
 
+/*
+ * After a boot: FILE.old of an entry goes when this boot unlocked the
+ * entry with the JWE that is FILE now (unlock-all's record in
+ * DIR/NAME: key=clevis and the JWE's SHA-256). Seals nothing.
+ */
+static void regen_cleanup(struct ctx *c, const struct opaltab_entry *e, json_object *o)
+{
+	char old[PATH_MAX + 8], rec[PATH_MAX + 80], line[512], now[65], used[65] = "";
+	bool clevis = false;
+	FILE *f;
+
+	json_object_object_add(o, "name", json_object_new_string(e->name));
+	json_object_object_add(o, "jwe", json_object_new_string(e->key_path));
+	json_object_object_add(o, "servers", json_object_new_array());
+	json_object_object_add(o, "regenerated", jbool(false));
+	snprintf(old, sizeof(old), "%s.old", e->key_path);
+	if (access(old, F_OK)) {
+		json_object_object_add(o, "skipped", json_object_new_string("no FILE.old"));
+		json_object_object_add(o, "old", NULL);
+		return;
+	}
+	snprintf(rec, sizeof(rec), "%s/%s", c->state_dir, e->name);
+	f = strchr(e->name, '/') ? NULL : fopen(rec, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!strcmp(line, "key=clevis"))
+			clevis = true;
+		else if (!strncmp(line, "jwe_sha256=", 11))
+			snprintf(used, sizeof(used), "%.64s", line + 11);
+	}
+	if (f)
+		fclose(f);
+	if (clevis && used[0] && !file_sha256_hex(e->key_path, now) && !strcmp(now, used) &&
+	    !unlink(old)) {
+		json_object_object_add(o, "old_removed", json_object_new_string(old));
+		json_object_object_add(o, "old", NULL);
+		return;
+	}
+	json_object_object_add(o, "skipped", json_object_new_string(
+			       "this boot did not unlock it with the JWE regen made: FILE.old kept"));
+	json_object_object_add(o, "old", json_object_new_string(old));
+}
+
 /* One entry's line, from what regen_one put into o. */
 static void text_regen_entry(FILE *out, json_object *o)
 {
@@ -867,8 +910,8 @@ int cmd_regen(struct ctx *c)
 		return fail(c, EXIT_USAGE, "regen: name what to seal again: DEV --slot N, --jwe FILE, --name NAME or --all (one of them)");
 	if (!!c->devpath != !!c->slot)
 		return fail(c, EXIT_USAGE, "regen: --slot N goes with a device (DEV --slot N)");
-	if (c->table && c->jwe)
-		return fail(c, EXIT_USAGE, "regen: --jwe names the file itself: no --table");
+	if (c->state_dir && (!c->remove_old || c->jwe || c->devpath || c->nthps))
+		return fail(c, EXIT_USAGE, "regen: --state-dir goes with --remove-old and --all or --name (the boot's clean-up: it seals nothing)");
 	if (!c->jwe) {
 		FILE *f = fopen(table, "r");
 
@@ -925,6 +968,12 @@ int cmd_regen(struct ctx *c)
 			continue;
 		o = json_object_new_object();
 		json_object_array_add(arr, o);
+		if (c->state_dir) {
+			regen_cleanup(c, &v[i], o);
+			if (!c->json)
+				text_regen_entry(c->out, o);
+			continue;
+		}
 		last = regen_one(c, v[i].key_path, v[i].name, o);
 		failed += last != 0;
 		done += res_bool(o, "regenerated");
