@@ -23,6 +23,7 @@ Exit status: 0 every test passed, 1 a test failed, 2 setup error.
 
 import argparse
 import hashlib
+import json
 import os
 import re
 import selectors
@@ -368,6 +369,33 @@ $B poweroff -f
         run(["curl", "-sf", "--max-time", "10", "-o", adv, f"http://127.0.0.1:{port}/adv"])
         return {"name": name, "port": port, "log": log, "adv": adv,
                 "url": f"http://10.0.2.2:{port}", "server": s}
+
+    def client_view(self, tangs, cmd, timeout=300):
+        """Run cmd on the host as a client on the guests' network sees the
+        Tang servers (http://10.0.2.2:PORT, the URLs their JWEs name): in a
+        network namespace of its own whose loopback holds 10.0.2.2, each
+        port relayed to the host's Tang through a Unix socket. Nothing else
+        is done for cmd. Returns the CompletedProcess (not checked)."""
+        relays, script = [], "ip link set lo up && ip addr add 10.0.2.2/32 dev lo || exit 125\n"
+        try:
+            for t in tangs:
+                sock = self.path(f"relay-{t['name']}.sock")
+                if os.path.exists(sock):
+                    os.unlink(sock)
+                relays.append(subprocess.Popen(
+                    ["socat", f"UNIX-LISTEN:{sock},fork", f"TCP:127.0.0.1:{t['port']}"],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                script += (f"socat TCP-LISTEN:{t['port']},bind=10.0.2.2,fork,reuseaddr "
+                           f"UNIX-CONNECT:{sock} & pids=\"$pids $!\"\n")
+            script += ('for i in $(seq 50); do curl -s -o /dev/null -m 1 "$FDEKIT_PROBE" && break; '
+                       'sleep 0.1; done\n"$@"; rc=$?; kill $pids; exit $rc\n')
+            env = dict(os.environ, FDEKIT_PROBE=tangs[0]["url"] + "/adv")
+            return subprocess.run(["unshare", "-n", "sh", "-c", script, "sh", *cmd], env=env,
+                                  stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
+        finally:
+            for r in relays:
+                r.terminate()
+                r.wait()
 
     def start_swtpm_tcp(self):
         """The software TPM on loopback TCP, for sealing on the host
@@ -888,9 +916,14 @@ def main():
         f"{first}: LUKS2 on the SED range (initramfs-tools: Debian's cryptroot hook given a crypttab): Tang unlocks the range, then cryptroot asks for the passphrase, which opens root",
     ] if args.full else []
     matrix_descs = failure_descs(first)
+    rotation_descs = [
+        f"{first}: Tang rotates its keys: opalctl slots --report (no drive, no key; Tang as the guest sees it) says the slot needs regen, exit 15, and finds the JWE in the mkinitramfs image",
+        f"{first}: opalctl regen --all seals the slot's PIN again for the new key (no drive, no admin key), keeps the old JWE as .old; with the initramfs rebuilt the report is clean, exit 0",
+        f"{first}: the hidden keys deleted on the server: the image rebuilt after regen boots unattended (clevis, no prompt), root reached, data intact; the old JWE no longer opens",
+    ]
     planned = (1 + sum(len(per_kernel(k)) for k in kvers) + sum(len(dracut_descs(k)) for k in dracut_kvers)
                + len(off_desc) + len(warm_desc) + len(hook_descs) + len(matrix_descs)
-               + len(full_descs))
+               + len(rotation_descs) + len(full_descs))
     tap = Tap(planned)
 
     try:
@@ -1038,6 +1071,7 @@ def main():
         step(tap, hook_descs, hook_edges)
 
         failure_matrix(tap, env, t, first, matrix_descs, entry)
+        rotation(tap, env, first, rotation_descs, entry)
 
         if args.full:
             full_scenarios(tap, env, t, first, full_descs, entry)
@@ -1211,6 +1245,58 @@ def failure_matrix(tap, env, t, k, descs, entry):
                  f"{said}, root {took} s after the unlock started (bound 35), "
                  f"fdekit.keepnet: Tang NIC {tang_nic}\n{diag}")]
     step(tap, descs[6:7], two_drives)
+
+
+def rotation(tap, env, k, descs, entry):
+    """Issue 23: Tang key rotation across a fleet without the drives. A
+    server of its own (the other scenarios keep their keys); what the
+    harness does is the server admin's part (rotate, delete the hidden
+    keys) and the image builds; report and regen are the product's."""
+    def report(r, table, initrd):
+        p = env.client_view([r], [env.opalctl_sim, "slots", "--report", "--table", table,
+                                  "--initramfs", initrd, "--json"])
+        try:
+            return p.returncode, json.loads(p.stdout), p.stderr.decode(errors="replace")
+        except ValueError:
+            return p.returncode, {}, p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
+
+    def rotate():
+        r = env.start_tang("rot")
+        keys = env.path("tang-rot")
+        jwe, user = env.bind("rot", "tang", f'{{"url":"{r["url"]}","adv":"{r["adv"]}"}}')
+        table = env.write_table("rot", [entry(k, jwe, "fallback=fail", user=user, timeout=15)])
+        initrd, _ = env.mkinitramfs(k, table, "rot")
+        run([os.path.join(os.path.dirname(env.args.tangd_keygen), "tangd-rotate-keys"), "-d", keys])
+        rc1, j1, e1 = report(r, table, initrd)
+        s1 = (j1.get("slots") or [{}])[0]
+        first = (rc1 == 15 and s1.get("action") == "regen" and s1.get("initramfs") == "same"
+                 and [v.get("state") for v in s1.get("servers", [])] == ["rotated"],
+                 f"exit {rc1}: {json.dumps(j1)[:1500]}\n{e1[-1500:]}")
+        p = env.client_view([r], [env.opalctl_sim, "regen", "--all", "--table", table, "--json"])
+        try:
+            j2 = json.loads(p.stdout)
+        except ValueError:
+            j2 = {}
+        regen_ok = (p.returncode == 0 and j2.get("regenerated") == 1
+                    and os.path.exists(jwe + ".old") and j2.get("initramfs_command"))
+        initrd2, _ = env.mkinitramfs(k, table, "rot2")
+        rc3, j3, e3 = report(r, table, initrd2)
+        s3 = (j3.get("slots") or [{}])[0]
+        second = (regen_ok and rc3 == 0 and s3.get("initramfs") == "same" and s3.get("action") == "none",
+                  f"regen exit {p.returncode}: {p.stdout.decode(errors='replace')[:1500]}"
+                  f"{p.stderr.decode(errors='replace')[-800:]}\nreport exit {rc3}: "
+                  f"{json.dumps(j3)[:1500]}\n{e3[-800:]}")
+        for f in os.listdir(keys):
+            if f.startswith(".") and f.endswith(".jwk"):
+                os.unlink(os.path.join(keys, f))
+        good, diag, text, _ = boot_expect_root(env, k, initrd2, [r], "fdekit.timeout=60")
+        clevis = re.search(r"range 1 unlocked \(clevis, User", text) is not None
+        old_rc = env.client_view([r], ["sh", "-c", f"clevis decrypt <'{jwe}.old' >/dev/null"]).returncode
+        tap.diag(f"rotation: report {rc1} -> regen {j2.get('regenerated')} -> report {rc3}; "
+                 f"boot with the hidden keys deleted: root {good}")
+        return [first, second, (good and clevis and old_rc != 0,
+                                f"unlocked from clevis: {clevis}, old JWE decrypt exit {old_rc}\n{diag}")]
+    step(tap, descs, rotate)
 
 
 def full_scenarios(tap, env, t, k, descs, entry):
