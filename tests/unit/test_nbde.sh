@@ -12,75 +12,10 @@ OPALCTL=$1
 SEDSIM=$2
 DIST=$3
 T=$(mktemp -d /tmp/test_nbde.XXXXXX)
-PIDS=
-n=0
-failed=0
-
-cleanup() {
-	for p in $PIDS; do kill "$p" 2>/dev/null; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() {
-	_d=$1
-	shift
-	if "$@" >"$T/out" 2>"$T/err"; then ok "$_d"; else not_ok "$_d (exit $?)"; sed 's/^/# /' "$T/out" "$T/err"; fi
-}
-# expect_rc DESC RC CMD...: the command exits with RC
-expect_rc() {
-	_d=$1
-	_want=$2
-	shift 2
-	"$@" >"$T/out" 2>"$T/err"
-	_rc=$?
-	if [ "$_rc" -eq "$_want" ]; then ok "$_d"; else not_ok "$_d (exit $_rc, want $_want)"; sed 's/^/# /' "$T/out" "$T/err"; fi
-}
-grep_out() {
-	if grep -q -- "$2" "$T/out"; then ok "$1"; else not_ok "$1"; sed 's/^/# /' "$T/out"; fi
-}
+. "$(dirname "$0")/tap-lib.sh"
 
 echo "1..51"
-for tool in clevis jose socat curl swtpm /usr/libexec/tangd /usr/libexec/tangd-keygen; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "Bail out! $tool is missing: run scripts/bootstrap"
-		exit 1
-	fi
-done
-
-# A free loopback port.
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-
-# start_tang NAME: a Tang server on a free loopback port (tangd behind socat).
-start_tang() {
-	mkdir -p "$T/$1"
-	/usr/libexec/tangd-keygen "$T/$1" >/dev/null 2>&1
-	_port=$(free_port)
-	socat "TCP-LISTEN:$_port,bind=127.0.0.1,fork,reuseaddr" \
-		SYSTEM:"/usr/libexec/tangd $T/$1 2>>$T/$1.log" >/dev/null 2>&1 &
-	PIDS="$PIDS $!"
-	eval "${1}_PID=$!"
-	eval "${1}_PORT=$_port"
-	# The signing key's thumbprint: no interactive trust question.
-	for _k in "$T/$1"/*.jwk; do
-		if jose fmt -j "$_k" -g key_ops -A -S -g 0 -u- 2>/dev/null | grep -q verify ||
-			grep -q '"verify"' "$_k"; then
-			eval "${1}_THP=$(jose jwk thp -i "$_k")"
-		fi
-	done
-	# Wait (bounded) for it to answer.
-	_i=0
-	while [ $_i -lt 50 ]; do
-		curl -sf -m 2 "http://127.0.0.1:$_port/adv" >/dev/null 2>&1 && return 0
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	return 1
-}
+need clevis jose socat curl swtpm /usr/libexec/tangd /usr/libexec/tangd-keygen
 
 D=$T/drive
 mkdir "$D"

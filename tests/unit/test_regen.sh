@@ -12,27 +12,8 @@ set -u
 OPALCTL=$1
 SEDSIM=$2
 T=$(mktemp -d /tmp/test_regen.XXXXXX)
-PIDS=
-n=0
-failed=0
+. "$(dirname "$0")/tap-lib.sh"
 
-cleanup() {
-	for p in $PIDS; do kill "$p" 2>/dev/null; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-# expect_rc DESC RC CMD...: the command exits with RC
-expect_rc() {
-	_d=$1
-	_want=$2
-	shift 2
-	"$@" >"$T/out" 2>"$T/err"
-	_rc=$?
-	if [ "$_rc" -eq "$_want" ]; then ok "$_d"; else not_ok "$_d (exit $_rc, want $_want)"; sed 's/^/# /' "$T/out" "$T/err"; fi
-}
 # expect DESC PYTHON-EXPR: the expression holds for j, the JSON in $T/out
 expect() {
 	if /usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$T/out" 2>"$T/pyerr"; then
@@ -46,42 +27,8 @@ grep_file() {
 }
 
 echo "1..66"
-for tool in clevis jose socat curl cpio unmkinitramfs /usr/libexec/tangd /usr/libexec/tangd-keygen /usr/libexec/tangd-rotate-keys; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "Bail out! $tool is missing: run scripts/bootstrap"
-		exit 1
-	fi
-done
-
-free_port() {
-	/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-
-# sig_thp DIR: the thumbprint of the advertised signing key in a Tang key directory.
-sig_thp() {
-	for _k in "$1"/*.jwk; do
-		if grep -q '"verify"' "$_k"; then jose jwk thp -i "$_k"; return; fi
-	done
-}
-
-# start_tang NAME [PORT]: Tang on a loopback port (keys made once per NAME).
-start_tang() {
-	[ -d "$T/$1" ] || { mkdir -p "$T/$1" && /usr/libexec/tangd-keygen "$T/$1" >/dev/null 2>&1; }
-	_port=${2:-$(free_port)}
-	socat "TCP-LISTEN:$_port,bind=127.0.0.1,fork,reuseaddr" \
-		SYSTEM:"/usr/libexec/tangd $T/$1 2>>$T/$1.log" >/dev/null 2>&1 &
-	PIDS="$PIDS $!"
-	eval "${1}_PID=$!"
-	eval "${1}_PORT=$_port"
-	eval "${1}_THP=$(sig_thp "$T/$1")"
-	_i=0
-	while [ $_i -lt 50 ]; do
-		curl -sf -m 2 "http://127.0.0.1:$_port/adv" >/dev/null 2>&1 && return 0
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	return 1
-}
+need clevis jose socat curl cpio unmkinitramfs /usr/libexec/tangd /usr/libexec/tangd-keygen \
+	/usr/libexec/tangd-rotate-keys
 
 # An initramfs image as mkinitramfs would hold these JWEs (same paths), gzip'ed cpio.
 make_image() {
