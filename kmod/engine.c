@@ -143,17 +143,24 @@ static int __xo_engine_submit(struct xo_engine *eng, struct xo_job *job, bool in
  * against the kernel's own software xts(aes). Catches swapped key halves, a
  * wrong tweak byte order or tweak chaining, a wrong direction. An engine
  * whose len_align or max_len rules out 4 KiB gets the length nearest to it
- * that it takes.
+ * that it takes. Then, each with a tweak of its own: a 512-byte request
+ * (dm-crypt's sector, testmgr's longest vector) if the engine takes that
+ * length, and the 4 KiB request with source and destination crossing a
+ * page boundary, the source in two entries (what AF_ALG and testmgr's
+ * extra tests send). An engine wrong only for short requests or only
+ * across pages is refused too.
  */
 #define XO_KAT_LEN	4096
+#define XO_KAT_SHORT	512
 #define XO_KAT_TIMEOUT	(5 * HZ)
 
 struct xo_kat {
 	struct xo_job job;
 	struct completion done;
 	int err;
-	struct scatterlist src, dst;
+	struct scatterlist src[2], dst;
 	u8 iv[XTS_BLOCK_SIZE];
+	u8 *xsrc, *xdst;		/* page-crossing buffers */
 };
 
 static void xo_kat_done(struct xo_job *job, int err)
@@ -164,19 +171,28 @@ static void xo_kat_done(struct xo_job *job, int err)
 	complete(&k->done);
 }
 
-/* One engine request; buffers stay the engine's if it never answers. */
+/*
+ * One engine request, the source in two entries if @split (bytes in the
+ * first); buffers stay the engine's if it never answers.
+ */
 static int xo_kat_run(struct xo_engine *eng, struct xo_kat *k, u64 session, bool encrypt,
-		      u8 *in, u8 *out, unsigned int len)
+		      u8 *in, u8 *out, unsigned int len, unsigned int split)
 {
 	int ret;
 
 	memset(&k->job, 0, sizeof(k->job));
 	init_completion(&k->done);
-	sg_init_one(&k->src, in, len);
+	if (split) {
+		sg_init_table(k->src, 2);
+		sg_set_buf(&k->src[0], in, split);
+		sg_set_buf(&k->src[1], in + split, len - split);
+	} else {
+		sg_init_one(k->src, in, len);
+	}
 	sg_init_one(&k->dst, out, len);
 	k->job.session = session;
-	k->job.src = &k->src;
-	k->job.dst = in == out ? &k->src : &k->dst;
+	k->job.src = k->src;
+	k->job.dst = in == out ? k->src : &k->dst;
 	k->job.len = len;
 	k->job.encrypt = encrypt;
 	k->job.iv = k->iv;
@@ -255,25 +271,47 @@ static int xo_engine_kat_keylen(struct xo_engine *eng, struct xo_kat *k, unsigne
 		what = "creating a decryption session";
 		goto out_enc;
 	}
-	ret = xo_kat_run(eng, k, enc, true, plain, got, len);
+	ret = xo_kat_run(eng, k, enc, true, plain, got, len, 0);
 	if (!ret && memcmp(got, want, len))
 		what = "encryption, out of place";
 	if (!ret && !what && (eng->caps & XO_CAP_INPLACE)) {
 		memcpy(got, plain, len);
-		ret = xo_kat_run(eng, k, enc, true, got, got, len);
+		ret = xo_kat_run(eng, k, enc, true, got, got, len, 0);
 		if (!ret && memcmp(got, want, len))
 			what = "encryption, in place";
 	}
 	if (!ret && !what) {
-		ret = xo_kat_run(eng, k, dec, false, want, got, len);
+		ret = xo_kat_run(eng, k, dec, false, want, got, len, 0);
 		if (!ret && memcmp(got, plain, len))
 			what = "decryption, out of place";
 	}
 	if (!ret && !what && (eng->caps & XO_CAP_INPLACE)) {
 		memcpy(got, want, len);
-		ret = xo_kat_run(eng, k, dec, false, got, got, len);
+		ret = xo_kat_run(eng, k, dec, false, got, got, len, 0);
 		if (!ret && memcmp(got, plain, len))
 			what = "decryption, in place";
+	}
+	if (!ret && !what && len != XO_KAT_SHORT && XO_KAT_SHORT <= eng->max_len &&
+	    !(XO_KAT_SHORT & (eng->len_align - 1))) {
+		k->iv[0] ^= 0x01;
+		memcpy(want, plain, XO_KAT_SHORT);
+		ret = xo_kat_reference(key, keylen, k->iv, want, XO_KAT_SHORT);
+		if (!ret)
+			ret = xo_kat_run(eng, k, enc, true, plain, got, XO_KAT_SHORT, 0);
+		if (!ret && memcmp(got, want, XO_KAT_SHORT))
+			what = "encryption of 512 bytes";
+	}
+	if (!ret && !what) {
+		unsigned int split = len / 2 >= XTS_BLOCK_SIZE ? round_down(len / 2, 16) : 0;
+
+		k->iv[1] ^= 0x01;
+		memcpy(want, plain, len);
+		memcpy(k->xsrc, plain, len);
+		ret = xo_kat_reference(key, keylen, k->iv, want, len);
+		if (!ret)
+			ret = xo_kat_run(eng, k, enc, true, k->xsrc, k->xdst, len, split);
+		if (!ret && memcmp(k->xdst, want, len))
+			what = "encryption across a page boundary";
 	}
 	if (ret == -ETIMEDOUT) {
 		/* The engine still owns the buffers: the caller must not free them. */
@@ -302,18 +340,24 @@ static int xo_engine_kat(struct xo_engine *eng)
 	/* xo_engine_check() made this at least len_align, at most max_len. */
 	unsigned int len = max_t(u64, eng->len_align,
 				 round_down(min_t(u64, XO_KAT_LEN, eng->max_len), eng->len_align));
+	/* Room for the page-crossing source and destination, each from a page's middle. */
+	size_t xlen = PAGE_ALIGN(len) + PAGE_SIZE;
 	struct xo_kat *k;
-	u8 *buf;
+	u8 *buf, *x;
 	unsigned int i;
 	int ret = 0;
 
 	k = kzalloc(sizeof(*k), GFP_KERNEL);
-	buf = kmalloc(3 * len, GFP_KERNEL);
+	buf = kmalloc(3 * len + 2 * xlen + PAGE_SIZE, GFP_KERNEL);
 	if (!k || !buf) {
 		kfree(k);
 		kfree(buf);
 		return -ENOMEM;
 	}
+	/* Each starts 16 bytes past a page's middle, so it crosses a boundary. */
+	x = PTR_ALIGN(buf + 3 * len, PAGE_SIZE);
+	k->xsrc = x + PAGE_SIZE / 2 + XTS_BLOCK_SIZE;
+	k->xdst = x + xlen + PAGE_SIZE / 2 + XTS_BLOCK_SIZE;
 	for (i = 0; !ret && i < ARRAY_SIZE(keylens); i++)
 		if (xo_engine_takes_key(eng, keylens[i]))
 			ret = xo_engine_kat_keylen(eng, k, keylens[i], buf, buf + len,
@@ -410,6 +454,7 @@ int xo_engine_register(struct xo_engine *eng)
 	xo_watchdog_arm(true);
 	mutex_unlock(&xo_engines_lock);
 	dev_info(eng->dev, "xts(aes) engine registered (known-answer test passed)\n");
+	xo_alg_engine_registered();
 	return 0;
 }
 EXPORT_SYMBOL_GPL(xo_engine_register);

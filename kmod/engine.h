@@ -236,6 +236,8 @@ static inline u32 xo_engine_generation(void)
 int xo_engine_submit(struct xo_engine *eng, struct xo_job *job);
 /* Module exit of the core: no watchdog may run after this. */
 void xo_engines_exit(void);
+/* The core: an engine was registered; register the skcipher if not yet. */
+void xo_alg_engine_registered(void);
 /* One line per registered engine: device and driver names. */
 void xo_engines_print(struct seq_file *m);
 void xo_engine_complete(struct xo_job *job, int err);

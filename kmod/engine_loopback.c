@@ -16,7 +16,10 @@
  *   no_inplace=1                   take no request whose dst overlaps src
  *   priv_size=N                    declare N bytes of per-job room
  *   defect=swap-keys|tweak-endian  compute wrongly (the known-answer test
- *                                  at registration must refuse the engine)
+ *   defect=len-512|cross-page      at registration must refuse the engine):
+ *                                  key halves swapped, tweak bytes reversed;
+ *                                  or wrong only for 512-byte requests, only
+ *                                  when an entry crosses a page boundary
  *   delay_ms=N                     answer N ms late
  *   reorder=N                      hold up to N jobs, answer the last
  *                                  submitted first
@@ -48,6 +51,7 @@
 #include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
@@ -106,7 +110,7 @@ MODULE_PARM_DESC(priv_size,
 static char *defect = "none";
 module_param(defect, charp, 0444);
 MODULE_PARM_DESC(defect,
-		 "Compute wrongly on purpose: none (default), swap-keys (key halves swapped), tweak-endian (tweak byte order reversed)");
+		 "Compute wrongly on purpose: none (default), swap-keys (key halves swapped), tweak-endian (tweak byte order reversed), len-512 (only 512-byte requests), cross-page (only when a scatterlist entry crosses a page boundary)");
 
 static unsigned int delay_ms;
 module_param(delay_ms, uint, 0644);
@@ -158,7 +162,7 @@ MODULE_PARM_DESC(hang,
 
 #define XOL_SESSIONS 256
 
-enum xol_defect { XOL_OK, XOL_SWAP_KEYS, XOL_TWEAK_ENDIAN };
+enum xol_defect { XOL_OK, XOL_SWAP_KEYS, XOL_TWEAK_ENDIAN, XOL_LEN_512, XOL_CROSS_PAGE };
 
 struct xol_session {
 	struct crypto_sync_skcipher *tfm;
@@ -276,6 +280,33 @@ static void xol_session_destroy(struct xo_engine *eng, u64 session)
 	crypto_free_sync_skcipher(tfm);
 }
 
+/* Does an entry of @sg's first @len bytes cross a page boundary? */
+static bool xol_crosses_page(struct scatterlist *sg, unsigned int len)
+{
+	for (; sg && len; sg = sg_next(sg)) {
+		unsigned int l = min(sg->length, len);
+
+		if (offset_in_page(sg->offset) + l > PAGE_SIZE)
+			return true;
+		len -= l;
+	}
+	return false;
+}
+
+/* defect=len-512, cross-page: a result wrong only for such requests. */
+static void xol_defect_result(struct xo_job *job)
+{
+	u8 b;
+
+	if (!(xol_defect == XOL_LEN_512 && job->len == 512) &&
+	    !(xol_defect == XOL_CROSS_PAGE && (xol_crosses_page(job->src, job->len) ||
+					       xol_crosses_page(job->dst, job->len))))
+		return;
+	sg_pcopy_to_buffer(job->dst, sg_nents(job->dst), &b, 1, 0);
+	b ^= 0xff;
+	sg_pcopy_from_buffer(job->dst, sg_nents(job->dst), &b, 1, 0);
+}
+
 /* Compute the job into dst, as a device would. */
 static int xol_compute(struct xol_dev *xd, struct xol_job *lj)
 {
@@ -293,6 +324,8 @@ static int xol_compute(struct xol_dev *xd, struct xol_job *lj)
 		skcipher_request_set_crypt(req, job->src, job->dst, job->len, lj->iv);
 		err = job->encrypt ? crypto_skcipher_encrypt(req) : crypto_skcipher_decrypt(req);
 		skcipher_request_zero(req);
+		if (!err)
+			xol_defect_result(job);
 	}
 	mutex_unlock(&xd->lock);
 	return err;
@@ -638,6 +671,10 @@ static int __init xol_init(void)
 		xol_defect = XOL_SWAP_KEYS;
 	else if (sysfs_streq(defect, "tweak-endian"))
 		xol_defect = XOL_TWEAK_ENDIAN;
+	else if (sysfs_streq(defect, "len-512"))
+		xol_defect = XOL_LEN_512;
+	else if (sysfs_streq(defect, "cross-page"))
+		xol_defect = XOL_CROSS_PAGE;
 	else if (!sysfs_streq(defect, "none"))
 		return -EINVAL;
 	if (!xol_count || xol_count > XOL_MAX_ENGINES || xol_key_sizes(&sizes))

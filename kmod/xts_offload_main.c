@@ -85,6 +85,7 @@ struct xo_tfm_ctx {
 	struct crypto_skcipher *fallback;
 	struct xo_binding __rcu *binding;
 	struct mutex lock;		/* key, binding, bound_* */
+	struct mutex bind_lock;		/* one xo_bind() at a time */
 	struct work_struct rebind;	/* creates sessions, off the request path */
 	u32 bound_gen;			/* engine generation last bound against */
 	u32 key_seq;			/* bumped by each setkey */
@@ -237,20 +238,20 @@ err_put:
 }
 
 /*
- * Bind the current key to the active engine, unless it already is: the
- * sessions are created here, without ctx->lock held, so setkey never waits
- * for the device. A setkey meanwhile makes the result stale; the next
- * request then queues this again.
+ * Bind the current key to the active engine, unless it already is.
+ * Process context: the sessions are created here, without ctx->lock held
+ * (requests never wait for it), one binding at a time (bind_lock). A
+ * setkey meanwhile makes the result stale; it binds its own key.
  */
-static void xo_rebind_work(struct work_struct *work)
+static void xo_bind(struct xo_tfm_ctx *ctx)
 {
-	struct xo_tfm_ctx *ctx = container_of(work, struct xo_tfm_ctx, rebind);
 	struct xo_binding *new = NULL, *old;
 	struct xo_engine *eng;
 	u8 key[2 * AES_MAX_KEY_SIZE];
 	unsigned int keylen;
 	u32 gen, seq;
 
+	lockdep_assert_held(&ctx->bind_lock);
 	mutex_lock(&ctx->lock);
 	gen = xo_engine_generation();
 	seq = ctx->key_seq;
@@ -304,6 +305,20 @@ static void xo_rebind_work(struct work_struct *work)
 		xo_binding_retire(old);
 }
 
+/* Bind now, in the caller's process context; bounded by the engine's own timeouts. */
+static void xo_bind_sync(struct xo_tfm_ctx *ctx)
+{
+	mutex_lock(&ctx->bind_lock);
+	xo_bind(ctx);
+	mutex_unlock(&ctx->bind_lock);
+}
+
+/* An engine came or went and a request that may not sleep noticed. */
+static void xo_rebind_work(struct work_struct *work)
+{
+	xo_bind_sync(container_of(work, struct xo_tfm_ctx, rebind));
+}
+
 /* The key for a software tfm of ours, with the caller's request flags. */
 static int xo_child_setkey(struct crypto_skcipher *tfm,
 			   struct crypto_skcipher *child, const u8 *key,
@@ -332,10 +347,12 @@ static int xo_setkey(struct crypto_skcipher *tfm, const u8 *key,
 
 	/*
 	 * The old key's sessions are retired, not destroyed here: jobs still
-	 * queued in the device keep them until they complete. Sessions for
-	 * the new key are created by the first request that could use them
-	 * (xo_rebind_work); until then requests run in software.
+	 * queued in the device keep them until they complete. The new key's
+	 * are created right here (setkey may sleep, as in-kernel drivers that
+	 * create device sessions in setkey do), so its first request, the
+	 * crypto API's self-test's included, runs on the engine.
 	 */
+	might_sleep();
 	mutex_lock(&ctx->lock);
 	memzero_explicit(ctx->key, sizeof(ctx->key));
 	ctx->keylen = 0;
@@ -350,6 +367,8 @@ static int xo_setkey(struct crypto_skcipher *tfm, const u8 *key,
 	mutex_unlock(&ctx->lock);
 	if (old)
 		xo_binding_retire(old);
+	if (xo_keys_bit(keylen))
+		xo_bind_sync(ctx);
 	return 0;
 }
 
@@ -620,6 +639,14 @@ static noinline int xo_offload(struct skcipher_request *req,
 	enum xo_stat why;
 	int ret = -EAGAIN;
 
+	/*
+	 * An engine came or went since the key was bound: a caller that may
+	 * sleep waits for the binding (bounded by the engine's session
+	 * timeouts) rather than run in software; others queue the rebind.
+	 */
+	if (unlikely(xo_bind_due(ctx)) && (req->base.flags & CRYPTO_TFM_REQ_MAY_SLEEP))
+		xo_bind_sync(ctx);
+
 	rcu_read_lock();
 	b = rcu_dereference(ctx->binding);
 	if (!b || READ_ONCE(b->engine->dead) ||
@@ -753,6 +780,7 @@ static int xo_init_tfm(struct crypto_skcipher *tfm)
 	subreq = crypto_skcipher_reqsize(fallback);
 	RCU_INIT_POINTER(ctx->binding, NULL);
 	mutex_init(&ctx->lock);
+	mutex_init(&ctx->bind_lock);
 	INIT_WORK(&ctx->rebind, xo_rebind_work);
 	ctx->keylen = 0;
 	ctx->key_seq = 0;
@@ -776,6 +804,7 @@ static void xo_exit_tfm(struct crypto_skcipher *tfm)
 		xo_binding_retire(b);
 	crypto_free_skcipher(ctx->fallback);
 	memzero_explicit(ctx->key, sizeof(ctx->key));
+	mutex_destroy(&ctx->bind_lock);
 	mutex_destroy(&ctx->lock);
 }
 
@@ -801,16 +830,36 @@ static struct skcipher_alg xo_alg = {
 };
 
 /*
- * The core comes up without engines: they are in modules of their own,
- * which depend on this one and so register after its init (modprobe
- * xts_offload_virtio loads both, in that order). The skcipher is
- * registered here all the same: until an engine registers, and for every
- * key until its sessions exist, requests run in software, so the crypto
- * API's self-tests at registration check this module's software path and
- * its handling of requests; each engine is checked at its own registration
- * by the known-answer test (engine.c). Engine modules unload first (they
- * hold references on this one), so no engine is left at exit.
+ * The skcipher is registered when the first engine is, as a driver
+ * registers its algorithms once its device is there: the crypto API's
+ * self-tests at registration (testmgr's vectors, and with
+ * CONFIG_CRYPTO_MANAGER_EXTRA_TESTS its comparison with the generic
+ * implementation) then run on the engine, since setkey binds each key to it
+ * at once (below the threshold they run in software, as any request). It
+ * stays registered until the module unloads: a tfm may outlive every
+ * engine and runs in software then, as requests do whenever no engine can
+ * take them. Each engine is also checked at its own registration by the
+ * known-answer test (engine.c).
  */
+static DEFINE_MUTEX(xo_alg_lock);
+static bool xo_alg_registered;
+
+void xo_alg_engine_registered(void)
+{
+	int ret;
+
+	mutex_lock(&xo_alg_lock);
+	if (!xo_alg_registered) {
+		ret = crypto_register_skcipher(&xo_alg);
+		if (ret)
+			pr_err("xts_offload: registering %s failed (%d): retried when the next engine registers\n",
+			       xo_alg.base.cra_driver_name, ret);
+		else
+			xo_alg_registered = true;
+	}
+	mutex_unlock(&xo_alg_lock);
+}
+
 static int __init xo_module_init(void)
 {
 	int ret, cpu;
@@ -834,13 +883,8 @@ static int __init xo_module_init(void)
 	if (ret)
 		goto err_free_wq;
 	xo_alg.base.cra_priority = priority;
-	ret = crypto_register_skcipher(&xo_alg);
-	if (ret)
-		goto err_sysfs;
 	return 0;
 
-err_sysfs:
-	xo_sysfs_exit();
 err_free_wq:
 	destroy_workqueue(xo_free_wq);
 err_wq:
@@ -850,7 +894,9 @@ err_wq:
 
 static void __exit xo_module_exit(void)
 {
-	crypto_unregister_skcipher(&xo_alg);
+	/* No engine module is left (each holds a reference on this one). */
+	if (xo_alg_registered)
+		crypto_unregister_skcipher(&xo_alg);
 	/*
 	 * Every tfm is gone, and with them their bindings' module references:
 	 * the engine modules could unload, and did, before this one. Wait for
@@ -870,5 +916,3 @@ module_exit(xo_module_exit);
 
 MODULE_DESCRIPTION("xts(aes) offloaded to accelerator engines (registered by their own modules), with software fallback");
 MODULE_LICENSE("GPL");
-MODULE_ALIAS_CRYPTO("xts(aes)");
-MODULE_ALIAS_CRYPTO("xts-aes-offload");
