@@ -49,13 +49,27 @@ installkernel() {
             return 1
         fi
     done
-    hostonly='' instmods virtio_pci xts_offload xts_offload_virtio
+    # The kernel's own xts(aes), the core's fallback, loaded before the
+    # core (see install).
+    hostonly='' instmods virtio_pci xts_offload xts_offload_virtio aesni_intel xts aes
 }
 
 # called by dracut
 install() {
+    # The core's self-test asks for its fallback; with no xts(aes) yet the
+    # crypto API runs modprobe crypto-xts(aes), which names xts_offload
+    # itself while it loads (a hang on 6.1): the softdep loads the kernel's
+    # own first.
+    local m fallback=""
+    for m in aesni_intel xts; do
+        modinfo -k "$kernel" -n "$m" > /dev/null 2>&1 && fallback+=" $m"
+    done
     mkdir -p "$initdir/etc/modprobe.d"
-    printf '%s\n' "# xts-offload (initramfs): xts_offload_virtio owns the virtio-crypto device." \
-        "blacklist virtio_crypto" > "$initdir/etc/modprobe.d/xts-offload-initramfs.conf"
+    {
+        echo "# xts-offload (initramfs): xts_offload_virtio owns the virtio-crypto device,"
+        echo "# and the kernel's own xts(aes) is there before xts_offload."
+        echo "blacklist virtio_crypto"
+        [[ $fallback ]] && echo "softdep xts_offload pre:$fallback"
+    } > "$initdir/etc/modprobe.d/xts-offload-initramfs.conf"
     inst_hook pre-udev 30 "$moddir/xts-offload-load.sh"
 }
