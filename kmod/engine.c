@@ -455,6 +455,7 @@ int xo_engine_register(struct xo_engine *eng)
 	mutex_unlock(&xo_engines_lock);
 	dev_info(eng->dev, "xts(aes) engine registered (known-answer test passed)\n");
 	xo_alg_engine_registered();
+	xo_engines_changed();
 	return 0;
 }
 EXPORT_SYMBOL_GPL(xo_engine_register);
@@ -472,6 +473,7 @@ void xo_engine_unregister(struct xo_engine *eng)
 	atomic_inc(&xo_engines_gen);
 	mutex_unlock(&xo_engines_lock);
 	synchronize_rcu();
+	xo_engines_changed();
 }
 EXPORT_SYMBOL_GPL(xo_engine_unregister);
 
@@ -598,6 +600,16 @@ int xo_engine_submit(struct xo_engine *eng, struct xo_job *job)
 {
 	return __xo_engine_submit(eng, job, true);
 }
+
+/*
+ * Jobs submitted to @eng and not completed yet. Exact once no submitter can
+ * reach the engine (after xo_engine_unregister()).
+ */
+s64 xo_engine_in_flight(struct xo_engine *eng)
+{
+	return xo_stats_sum(eng->stats, XO_STAT_IN_FLIGHT);
+}
+EXPORT_SYMBOL_GPL(xo_engine_in_flight);
 
 void xo_engine_complete(struct xo_job *job, int err)
 {

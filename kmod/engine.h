@@ -238,8 +238,11 @@ int xo_engine_submit(struct xo_engine *eng, struct xo_job *job);
 void xo_engines_exit(void);
 /* The core: an engine was registered; register the skcipher if not yet. */
 void xo_alg_engine_registered(void);
+/* The core: an engine came or went; every keyed tfm rebinds from a worker. */
+void xo_engines_changed(void);
 /* One line per registered engine: device and driver names. */
 void xo_engines_print(struct seq_file *m);
 void xo_engine_complete(struct xo_job *job, int err);
+s64 xo_engine_in_flight(struct xo_engine *eng);
 
 #endif /* XTS_OFFLOAD_ENGINE_H */

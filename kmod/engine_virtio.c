@@ -19,6 +19,7 @@
 #include <linux/bottom_half.h>
 #include <linux/completion.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/interrupt.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -35,6 +36,8 @@
 #include "engine.h"
 
 #define XOV_CTRL_TIMEOUT	(5 * HZ)
+/* How long a stopping engine waits for the device to finish what it took. */
+#define XOV_QUIESCE_TIMEOUT	(5 * HZ)
 #define XOV_MAX_DATAQ		(XO_MAX_VQS - 1)
 /* Entries per direction: a 1 MiB request in 4 KiB pages. */
 #define XOV_MAX_SG		256U
@@ -301,7 +304,10 @@ static void xov_complete_list(struct list_head *done)
 	}
 }
 
-/* Completions run here, in softirq context, never in a submitter's call. */
+/*
+ * The interrupt's completions: handed to the core (which runs the callers'
+ * callbacks from its completion worker), in softirq context.
+ */
 static void xov_dataq_tasklet(struct tasklet_struct *t)
 {
 	struct xov_dataq *dq = from_tasklet(dq, t, tasklet);
@@ -326,11 +332,12 @@ static void xov_dataq_cb(struct virtqueue *vq)
 }
 
 /*
- * A submitter took other jobs off the ring: complete them here, with
- * bottom halves off as in the tasklet, instead of scheduling the tasklet
- * (in process context a softirq raise, and without bottom halves disabled
- * a ksoftirqd wakeup). Where that cannot be done (hard interrupt context,
- * interrupts off), the tasklet does it.
+ * A submitter took other jobs off the ring: hand them to the core here
+ * (which only queues them for its completion worker: no caller's callback
+ * runs inside this submit call), with bottom halves off as in the tasklet,
+ * instead of scheduling the tasklet (in process context a softirq raise,
+ * and without bottom halves disabled a ksoftirqd wakeup). Where that cannot
+ * be done (hard interrupt context, interrupts off), the tasklet does it.
  */
 static void xov_complete_reaped(struct xov_dataq *dq, struct list_head *done)
 {
@@ -466,18 +473,35 @@ unlock:
 }
 
 /*
- * After reset: what the device completed keeps its result. What it never
- * took fails with -ENODEV, and the caller recomputes it from the untouched
- * source. If the ring is broken (surprise removal), completed and untaken
- * jobs cannot be told apart: those fail with -ESTALE, "dst may have been
- * written", which the caller recomputes only when dst does not overlap src.
+ * Before the reset, after unregistering (no submitter reaches the queues
+ * any more): let the device finish the jobs it holds, for at most
+ * XOV_QUIESCE_TIMEOUT, as they complete normally. Not for a device that
+ * stopped answering (the watchdog) or vanished (a broken ring).
+ */
+static void xov_quiesce(struct xov_dev *xd)
+{
+	unsigned long end = jiffies + XOV_QUIESCE_TIMEOUT;
+
+	if (READ_ONCE(xd->stuck))
+		return;
+	while (xo_engine_in_flight(&xd->eng) > 0 && time_before(jiffies, end) &&
+	       !(xd->nr_dataq && virtqueue_is_broken(xd->dataq[0].vq)))
+		msleep(20);
+}
+
+/*
+ * After reset: what the device completed keeps its result. What is still
+ * on the rings the device may have begun: the virtio spec does not say a
+ * reset leaves a taken buffer unwritten. Those fail with -ESTALE, "dst may
+ * have been written", which the caller recomputes only when dst does not
+ * overlap src (an in-place one fails with -EIO). xov_quiesce() made them
+ * rare: only a device slower than its timeout, or one that vanished.
  */
 static void xov_drain(struct xov_dev *xd)
 {
 	struct xo_job *job;
 	unsigned long flags;
 	unsigned int i;
-	bool broken;
 	LIST_HEAD(done);
 	LIST_HEAD(lost);
 
@@ -492,15 +516,12 @@ static void xov_drain(struct xov_dev *xd)
 		dq->gone = true;
 		spin_unlock_irqrestore(&dq->lock, flags);
 	}
-	/* A broken ring, or a device that hung, may have taken them: unknown. */
-	broken = (xd->nr_dataq && virtqueue_is_broken(xd->dataq[0].vq)) || READ_ONCE(xd->stuck);
-
-	/* Callers expect completions in softirq-like context. */
+	/* As from the tasklet. */
 	local_bh_disable();
 	xov_complete_list(&done);
 	while ((job = list_first_entry_or_null(&lost, struct xo_job, node))) {
 		list_del(&job->node);
-		xo_engine_complete(job, broken ? -ESTALE : -ENODEV);
+		xo_engine_complete(job, -ESTALE);
 	}
 	local_bh_enable();
 }
@@ -555,6 +576,7 @@ static void xov_stop(struct xov_dev *xd)
 	xd->debugfs = NULL;
 	/* No new sessions or submissions from here on. */
 	xo_engine_unregister(&xd->eng);
+	xov_quiesce(xd);
 	/* Let a control request in progress finish or time out. */
 	mutex_lock(&xd->ctrl_lock);
 	virtio_reset_device(vdev);

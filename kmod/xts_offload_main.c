@@ -86,6 +86,7 @@ struct xo_tfm_ctx {
 	struct xo_binding __rcu *binding;
 	struct mutex lock;		/* key, binding, bound_* */
 	struct mutex bind_lock;		/* one xo_bind() at a time */
+	struct list_head node;		/* in xo_tfms */
 	struct work_struct rebind;	/* creates sessions, off the request path */
 	u32 bound_gen;			/* engine generation last bound against */
 	u32 key_seq;			/* bumped by each setkey */
@@ -317,6 +318,26 @@ static void xo_bind_sync(struct xo_tfm_ctx *ctx)
 static void xo_rebind_work(struct work_struct *work)
 {
 	xo_bind_sync(container_of(work, struct xo_tfm_ctx, rebind));
+}
+
+/*
+ * Every tfm, so that each rebinds as soon as an engine comes or goes: a
+ * better engine takes over live bindings, and a binding on an engine that
+ * went is dropped at once, with its sessions and the engine module's
+ * reference, not at the tfm's next request.
+ */
+static LIST_HEAD(xo_tfms);
+static DEFINE_MUTEX(xo_tfms_lock);
+
+void xo_engines_changed(void)
+{
+	struct xo_tfm_ctx *ctx;
+
+	mutex_lock(&xo_tfms_lock);
+	list_for_each_entry(ctx, &xo_tfms, node)
+		if (READ_ONCE(ctx->keylen))
+			queue_work(system_wq, &ctx->rebind);
+	mutex_unlock(&xo_tfms_lock);
 }
 
 /* The key for a software tfm of ours, with the caller's request flags. */
@@ -790,6 +811,9 @@ static int xo_init_tfm(struct crypto_skcipher *tfm)
 	crypto_skcipher_set_reqsize(tfm, max(sizeof(struct xo_req_ctx),
 					     offsetof(struct xo_req_ctx, fb.req) +
 					     sizeof(struct skcipher_request) + subreq));
+	mutex_lock(&xo_tfms_lock);
+	list_add_tail(&ctx->node, &xo_tfms);
+	mutex_unlock(&xo_tfms_lock);
 	return 0;
 }
 
@@ -798,6 +822,9 @@ static void xo_exit_tfm(struct crypto_skcipher *tfm)
 	struct xo_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
 	struct xo_binding *b;
 
+	mutex_lock(&xo_tfms_lock);
+	list_del(&ctx->node);
+	mutex_unlock(&xo_tfms_lock);
 	cancel_work_sync(&ctx->rebind);
 	b = rcu_dereference_protected(ctx->binding, true);
 	if (b)

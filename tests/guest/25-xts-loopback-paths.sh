@@ -8,7 +8,7 @@
 # data written through xts-aes-aesni.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xts-lib.sh"
-plan 82
+plan 85
 
 MIB=1048576
 DATA_MIB=4
@@ -269,8 +269,19 @@ expect_eq "gone reads 1; the engine is no longer registered" "1 0" \
 	"$(cat "$LB/gone") $(grep -c '^xts_offload_loopback ' "$XO_DEBUGFS/engines")"
 expect_ge "the jobs it held were recomputed in software (errors $(lb errors), fallback_error +$(($(xo_total fallback_error) - e0)))" \
 	$(($(xo_total fallback_error) - e0)) 1
+# Every keyed tfm rebinds when an engine goes: the dead engine's binding,
+# and with it the reference on its module, is dropped at once, not at the
+# mapping's next request (the mapping stays open and idle here).
+lb_gone() { ! xo_mod_loaded xts_offload_loopback || rmmod xts_offload_loopback 2>/dev/null; }
+wait_until 10 lb_gone
+result "the mapping open and idle, rmmod xts_offload_loopback succeeds" $?
 check "it reads back intact" readback_equal lbt /tmp/plain
 check "raw ciphertext equals xts-aes-aesni's" same_as_reference /tmp/plain
+# ... and when one comes: a better engine takes over live bindings.
+lb_sessions_2() { [ "$(lb sessions)" -ge 2 ]; }
+check "load a loopback engine (priority 10, above virtio-crypto's 0)" lb_load
+wait_until 10 lb_sessions_2
+result "the open, idle mapping's key moves to it (its sessions $(lb sessions 2>/dev/null))" $?
 check "close the pair" pair_close
 
 check "load a fresh loopback engine" lb_load
