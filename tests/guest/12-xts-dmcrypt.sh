@@ -31,12 +31,8 @@ for bits in 256 512; do
 		dmsetup table xts0 | sed 's/^/# /'
 
 		random_file /tmp/plain $DATA_MIB
-		# The key's sessions are created by a worker after its first
-		# request: write once, and wait until they exist.
-		s0=$(xo_total sessions)
-		dd if=/tmp/plain of=/dev/mapper/xts0 bs=64k count=1 oflag=direct 2>/dev/null
-		wait_until 30 counter_above sessions $((s0 + 1)) ||
-			diag "$name: no sessions for the key after 30 s"
+		# setkey (the open) created the key's sessions.
+		xo_sessions_ready xts0 || diag "$name: no sessions for the key after 30 s"
 		req0=$(xo_total requests)
 		byt0=$(xo_total bytes)
 		dd if=/tmp/plain of=/dev/mapper/xts0 bs=64k oflag=direct conv=fsync 2>/dev/null
