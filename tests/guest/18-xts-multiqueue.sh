@@ -223,7 +223,7 @@ for bits_sector in 512:4096 256:512; do
 	dmsetup table mq0 | sed 's/^/# /'
 
 	random_file /tmp/plain $DATA_MIB
-	# The key's sessions come from a worker after its first request.
+	# setkey (the open) created the key's sessions.
 	xo_sessions_ready mq0 || diag "$name: no engine sessions for the key after 30 s"
 	# On x86 an MSI whose affinity changed may still be taken once by
 	# its old CPU: the move completes with the first interrupt after it.
