@@ -192,9 +192,11 @@ say units-before "$(systemctl list-unit-files --no-legend 'fdekit-opal*' | awk '
 etc_state FDEKIT-ETC-BOOTED
 say purge-start
 purge_start=$(date +%s)
-if apt-get purge -y -q @PACKAGES@ >/var/tmp/purge.log 2>&1; then rc=0; else rc=$?; fi
-sed 's/^/FDEKIT-PURGE /' /var/tmp/purge.log
-rm -f /var/tmp/purge.log
+# Its output as it comes (a slow purge shows where it is).
+{ apt-get purge -y -q @PACKAGES@ 2>&1; echo "rc=$?" >/var/tmp/purge.rc; } |
+	sed -u 's/^/FDEKIT-PURGE /'
+rc=$(sed -n 's/^rc=//p' /var/tmp/purge.rc)
+rm -f /var/tmp/purge.rc
 say purge "$rc"
 systemctl daemon-reload
 say initramfs-after "$(lsinitramfs /boot/initrd.img-"$kver" | grep -E "$theirs" | tr '\n' ' ')"
@@ -603,7 +605,8 @@ def main():
     ap.add_argument("--accel", default=os.environ.get("FDEKIT_QEMU_ACCEL", "tcg"))
     ap.add_argument("--tangd", default="/usr/libexec/tangd")
     ap.add_argument("--tangd-keygen", default="/usr/libexec/tangd-keygen")
-    ap.add_argument("--boot-timeout", type=int, default=1500, help="seconds for the boot")
+    ap.add_argument("--boot-timeout", type=int, default=2400,
+                    help="seconds for the boot, the report and the purge")
     ap.add_argument("--only-if-full", action="store_true",
                     help="skip (TAP) unless FDEKIT_BOOT_FULL=1")
     args = ap.parse_args()
