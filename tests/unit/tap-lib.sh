@@ -76,3 +76,17 @@ start_tang() {
 	done
 	return 1
 }
+
+# start_swtpm: a software TPM on loopback ports, for clevis's tpm2 pin: its
+# tpm2-tools find it through TPM2TOOLS_TCTI (exported), which opalctl
+# passes on to clevis with the rest of its environment.
+start_swtpm() {
+	TPMPORT=$(free_port)
+	mkdir -p "$T/tpm"
+	swtpm socket --tpm2 --tpmstate dir="$T/tpm" --flags not-need-init,startup-clear \
+		--server type=tcp,port=$TPMPORT,bindaddr=127.0.0.1 \
+		--ctrl type=tcp,port=$((TPMPORT + 1)),bindaddr=127.0.0.1 >"$T/swtpm.log" 2>&1 &
+	PIDS="$PIDS $!"
+	export TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$TPMPORT"
+	sleep 0.5
+}

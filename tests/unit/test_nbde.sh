@@ -123,14 +123,7 @@ grep_out "and unlock-all says why" "cslot: failed: clevis decrypt failed"
 # sss of tang + tpm2 with t=2: both are needed. The TPM is swtpm on a
 # loopback port; clevis's tpm2-tools find it through TPM2TOOLS_TCTI, which
 # opalctl passes on to clevis like the rest of its environment.
-TPMPORT=$(free_port)
-mkdir -p "$T/tpm"
-swtpm socket --tpm2 --tpmstate dir="$T/tpm" --flags not-need-init,startup-clear \
-	--server type=tcp,port=$TPMPORT,bindaddr=127.0.0.1 \
-	--ctrl type=tcp,port=$((TPMPORT + 1)),bindaddr=127.0.0.1 >"$T/swtpm.log" 2>&1 &
-PIDS="$PIDS $!"
-export TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$TPMPORT"
-sleep 0.5
+start_swtpm
 SSS2="{\"t\":2,\"pins\":{\"tang\":[{\"url\":\"http://127.0.0.1:$B_PORT\",\"thp\":\"$B_THP\"}],\"tpm2\":{}}}"
 check "bind an sss slot needing Tang and the TPM (t=2)" "$OPALCTL" bind "$D" -k "$T/admin.key" \
 	--range 1 --pin sss --config "$SSS2" --jwe "$T/sss2.jwe"

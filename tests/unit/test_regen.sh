@@ -27,7 +27,7 @@ grep_file() {
 }
 
 echo "1..66"
-need clevis jose socat curl cpio unmkinitramfs /usr/libexec/tangd /usr/libexec/tangd-keygen \
+need clevis jose socat curl swtpm cpio unmkinitramfs /usr/libexec/tangd /usr/libexec/tangd-keygen \
 	/usr/libexec/tangd-rotate-keys
 
 # An initramfs image as mkinitramfs would hold these JWEs (same paths), gzip'ed cpio.
@@ -204,14 +204,7 @@ rm -f "$T/A"/.*.jwk
 if clevis decrypt <"$T/keys/trust.jwe" >/dev/null 2>&1; then ok "it opens with only A's current keys"; else not_ok "it opens with only A's current keys"; fi
 
 # An sss slot with a TPM branch: reported, and regen refuses to drop it.
-TPMPORT=$(free_port)
-mkdir -p "$T/tpm"
-swtpm socket --tpm2 --tpmstate dir="$T/tpm" --flags not-need-init,startup-clear \
-	--server type=tcp,port=$TPMPORT,bindaddr=127.0.0.1 \
-	--ctrl type=tcp,port=$((TPMPORT + 1)),bindaddr=127.0.0.1 >"$T/swtpm.log" 2>&1 &
-PIDS="$PIDS $!"
-export TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$TPMPORT"
-sleep 0.5
+start_swtpm
 B_THP=$(sig_thp "$T/B")
 SSS2="{\"t\":2,\"pins\":{\"tang\":[{\"url\":\"http://127.0.0.1:$B_PORT\",\"thp\":\"$B_THP\"}],\"tpm2\":{}}}"
 expect_rc "bind an sss slot of Tang and the TPM (t=2)" 0 "$OPALCTL" bind "$D" -k "$T/admin.key" \
