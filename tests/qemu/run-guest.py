@@ -126,11 +126,26 @@ class Qmp:
 	def _command(self, execute, arguments, timeout):
 		deadline = time.monotonic() + timeout
 		if self.sock is None:
-			self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-			self.sock.connect(self.path)
+			self._connect(deadline)
 			self._msg(deadline)		# greeting
 			self._call('qmp_capabilities', None, deadline)
 		return self._call(execute, arguments, deadline)
+
+	def _connect(self, deadline):
+		# QEMU creates the socket file at bind() and accepts only after
+		# listen(): a connect in between is refused. Retry until the
+		# deadline rather than fail on that window.
+		while True:
+			sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+			try:
+				sock.connect(self.path)
+				self.sock = sock
+				return
+			except (ConnectionRefusedError, FileNotFoundError):
+				sock.close()
+				if time.monotonic() >= deadline:
+					raise
+				time.sleep(0.05)
 
 	def close(self):
 		if self.sock is not None:
