@@ -31,6 +31,33 @@ static inline void *xo_crypto_cb_data(struct crypto_async_request *areq)
 #endif
 
 /*
+ * 6.3 added DMA-aligned request contexts: the size gets padding, and the
+ * context is found aligned to the DMA alignment within it. Before, the
+ * context is as kmalloc aligns it.
+ */
+#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
+static inline void xo_skcipher_set_reqsize_dma(struct crypto_skcipher *tfm, unsigned int size)
+{
+	crypto_skcipher_set_reqsize_dma(tfm, size);
+}
+
+static inline void *xo_skcipher_request_ctx_dma(struct skcipher_request *req)
+{
+	return skcipher_request_ctx_dma(req);
+}
+#else
+static inline void xo_skcipher_set_reqsize_dma(struct crypto_skcipher *tfm, unsigned int size)
+{
+	crypto_skcipher_set_reqsize(tfm, size);
+}
+
+static inline void *xo_skcipher_request_ctx_dma(struct skcipher_request *req)
+{
+	return skcipher_request_ctx(req);
+}
+#endif
+
+/*
  * 6.11 replaced the parallel callback/name/ctx arrays of find_vqs with an
  * array of struct virtqueue_info.
  */

@@ -38,25 +38,28 @@ static DECLARE_DELAYED_WORK(xo_watchdog, xo_watchdog_fn);
 /* Requests in flight: look 4 times a second. */
 #define XO_WATCHDOG_PERIOD	(HZ / 4)
 /*
- * None in flight: a quarter of watchdog_ms, 0.25 to 5 s. A request that
- * gets stuck meanwhile is retired at most that much later.
+ * 1 while the watchdog is not queued because no engine had a request in
+ * flight: the next submission queues it. Nothing wakes up while idle.
  */
-#define XO_WATCHDOG_IDLE_MAX	(5 * HZ)
+static int xo_wd_idle = 1;
 
-static void xo_watchdog_arm(bool busy)
+static void xo_watchdog_wake(void)
 {
-	unsigned long period = XO_WATCHDOG_PERIOD;
+	if (xchg(&xo_wd_idle, 0))
+		queue_delayed_work(system_wq, &xo_watchdog, XO_WATCHDOG_PERIOD);
+}
 
-	lockdep_assert_held(&xo_engines_lock);
-	if (!busy) {
-		unsigned int ms = READ_ONCE(watchdog_ms);
+/* Are requests in flight in a registered engine? */
+static bool xo_engines_busy(void)
+{
+	struct xo_engine *eng;
+	bool busy = false;
 
-		period = ms ? clamp_t(unsigned long, msecs_to_jiffies(ms) / 4,
-				      XO_WATCHDOG_PERIOD, XO_WATCHDOG_IDLE_MAX) :
-			      XO_WATCHDOG_IDLE_MAX;
-	}
-	if (!list_empty(&xo_engines))
-		queue_delayed_work(system_wq, &xo_watchdog, period);
+	mutex_lock(&xo_engines_lock);
+	list_for_each_entry(eng, &xo_engines, node)
+		busy |= xo_stats_sum(eng->stats, XO_STAT_IN_FLIGHT) > 0;
+	mutex_unlock(&xo_engines_lock);
+	return busy;
 }
 
 /*
@@ -68,17 +71,33 @@ static void xo_watchdog_fn(struct work_struct *work)
 {
 	unsigned long limit = msecs_to_jiffies(READ_ONCE(watchdog_ms));
 	struct xo_engine *eng, *stuck = NULL;
+	static unsigned long last;
 	s64 in_flight = 0;
-	bool busy = false;
+	bool busy = false, woken;
 
 	mutex_lock(&xo_engines_lock);
+	/* Back from idle: time spent idle is no engine's fault. */
+	woken = time_after(jiffies, last + 2 * XO_WATCHDOG_PERIOD);
+	last = jiffies;
 	list_for_each_entry(eng, &xo_engines, node) {
 		s64 done = xo_stats_sum(eng->stats, XO_STAT_REQUESTS) +
 			   xo_stats_sum(eng->stats, XO_STAT_ERRORS);
 		s64 n = xo_stats_sum(eng->stats, XO_STAT_IN_FLIGHT);
 
 		busy |= n > 0;
-		if (n <= 0 || done != eng->wd_done) {
+		if (n > 0 && eng->job_timeout && !READ_ONCE(eng->dead)) {
+			unsigned int late = eng->ops->expire(eng, jiffies);
+
+			if (late) {
+				xo_stats_add(eng->stats, XO_STAT_TIMEOUTS, late);
+				xo_stats_add(xo_total_stats, XO_STAT_TIMEOUTS, late);
+				dev_warn_ratelimited(eng->dev,
+						     "%u jobs not completed within %u ms aborted\n",
+						     late, eng->job_timeout_ms);
+				done += late;
+			}
+		}
+		if (woken || n <= 0 || done != eng->wd_done) {
 			eng->wd_done = done;
 			eng->wd_since = jiffies;
 		} else if (limit && eng->ops->stop && !stuck &&
@@ -96,9 +115,21 @@ static void xo_watchdog_fn(struct work_struct *work)
 		stuck->ops->stop(stuck);
 		xo_engine_put(stuck);
 	}
-	mutex_lock(&xo_engines_lock);
-	xo_watchdog_arm(busy);
-	mutex_unlock(&xo_engines_lock);
+	if (busy) {
+		queue_delayed_work(system_wq, &xo_watchdog, XO_WATCHDOG_PERIOD);
+		return;
+	}
+	/*
+	 * Idle: sleep until a submission wakes us. A submitter adds to
+	 * in_flight, then reads xo_wd_idle; we set it, then read in_flight
+	 * (both with a full barrier between): at least one of us sees the
+	 * other, so no request is left in flight unwatched.
+	 */
+	WRITE_ONCE(xo_wd_idle, 1);
+	/* Pairs with the one in __xo_engine_submit(). */
+	smp_mb();
+	if (xo_engines_busy())
+		xo_watchdog_wake();
 }
 
 void xo_engines_exit(void)
@@ -119,7 +150,7 @@ void xo_engines_print(struct seq_file *m)
 	mutex_lock(&xo_engines_lock);
 	list_for_each_entry(eng, &xo_engines, node) {
 		drv = dev_driver_string(eng->dev);
-		seq_printf(m, "%s %s priority=%d node=%d key_bits=%s%s%s len_align=%u max_len=%llu inplace=%d untouched_on_error=%d sessions=%d\n",
+		seq_printf(m, "%s %s priority=%d node=%d key_bits=%s%s%s len_align=%u max_len=%llu inplace=%d untouched_on_error=%d sessions=%d len_mask=%#llx priv_size=%u priv_align=%u job_timeout_ms=%u paused=%d\n",
 			   dev_name(eng->dev), *drv ? drv : "-", eng->priority,
 			   dev_to_node(eng->dev),
 			   eng->key_sizes & XO_KEYS_AES128 ? "256" : "",
@@ -127,12 +158,21 @@ void xo_engines_print(struct seq_file *m)
 			   eng->key_sizes & XO_KEYS_AES256 ? "512" : "",
 			   eng->len_align, eng->max_len, !!(eng->caps & XO_CAP_INPLACE),
 			   !!(eng->caps & XO_CAP_DST_UNTOUCHED_ON_ERROR),
-			   atomic_read(&eng->nr_sessions));
+			   atomic_read(&eng->nr_sessions), eng->len_mask, eng->priv_size,
+			   eng->priv_align, eng->job_timeout_ms, READ_ONCE(eng->paused));
 	}
 	mutex_unlock(&xo_engines_lock);
 }
 
 atomic_t xo_engines_gen = ATOMIC_INIT(0);
+
+/* The largest room an engine registered so far needs: it never shrinks. */
+static unsigned int xo_room_max;
+
+unsigned int xo_engine_room_max(void)
+{
+	return READ_ONCE(xo_room_max);
+}
 
 static int __xo_engine_submit(struct xo_engine *eng, struct xo_job *job, bool inject);
 
@@ -161,6 +201,8 @@ struct xo_kat {
 	struct scatterlist src[2], dst;
 	u8 iv[XTS_BLOCK_SIZE];
 	u8 *xsrc, *xdst;		/* page-crossing buffers */
+	void *priv;			/* the job's room, aligned as declared */
+	u8 room[] __aligned(XO_ROOM_ALIGN);
 };
 
 static void xo_kat_done(struct xo_job *job, int err)
@@ -190,6 +232,7 @@ static int xo_kat_run(struct xo_engine *eng, struct xo_kat *k, u64 session, bool
 		sg_init_one(k->src, in, len);
 	}
 	sg_init_one(&k->dst, out, len);
+	k->job.priv = k->priv;
 	k->job.session = session;
 	k->job.src = k->src;
 	k->job.dst = in == out ? k->src : &k->dst;
@@ -291,8 +334,7 @@ static int xo_engine_kat_keylen(struct xo_engine *eng, struct xo_kat *k, unsigne
 		if (!ret && memcmp(got, plain, len))
 			what = "decryption, in place";
 	}
-	if (!ret && !what && len != XO_KAT_SHORT && XO_KAT_SHORT <= eng->max_len &&
-	    !(XO_KAT_SHORT & (eng->len_align - 1))) {
+	if (!ret && !what && len != XO_KAT_SHORT && xo_engine_takes_len(eng, XO_KAT_SHORT)) {
 		k->iv[0] ^= 0x01;
 		memcpy(want, plain, XO_KAT_SHORT);
 		ret = xo_kat_reference(key, keylen, k->iv, want, XO_KAT_SHORT);
@@ -341,19 +383,26 @@ static int xo_engine_kat(struct xo_engine *eng)
 	unsigned int len = max_t(u64, eng->len_align,
 				 round_down(min_t(u64, XO_KAT_LEN, eng->max_len), eng->len_align));
 	/* Room for the page-crossing source and destination, each from a page's middle. */
-	size_t xlen = PAGE_ALIGN(len) + PAGE_SIZE;
+	size_t xlen;
 	struct xo_kat *k;
 	u8 *buf, *x;
 	unsigned int i;
 	int ret = 0;
 
-	k = kzalloc(sizeof(*k), GFP_KERNEL);
+	/* With len_mask: the largest length it takes up to 4 KiB, else its smallest. */
+	if (eng->len_mask)
+		len = eng->len_mask & (2 * XO_KAT_LEN - 1) ?
+		      1U << __fls(eng->len_mask & (2 * XO_KAT_LEN - 1)) :
+		      1U << __ffs64(eng->len_mask);
+	xlen = PAGE_ALIGN(len) + PAGE_SIZE;
+	k = kzalloc(struct_size(k, room, eng->room), GFP_KERNEL);
 	buf = kmalloc(3 * len + 2 * xlen + PAGE_SIZE, GFP_KERNEL);
 	if (!k || !buf) {
 		kfree(k);
 		kfree(buf);
 		return -ENOMEM;
 	}
+	k->priv = PTR_ALIGN((void *)k->room, eng->priv_align);
 	/* Each starts 16 bytes past a page's middle, so it crosses a boundary. */
 	x = PTR_ALIGN(buf + 3 * len, PAGE_SIZE);
 	k->xsrc = x + PAGE_SIZE / 2 + XTS_BLOCK_SIZE;
@@ -399,12 +448,21 @@ static int xo_engine_check(struct xo_engine *eng)
 		what = "max_sg below XO_JOB_MAX_SG";
 	else if (eng->priv_size > XO_JOB_PRIV_SIZE)
 		what = "priv_size above XO_JOB_PRIV_SIZE";
+	else if (!is_power_of_2(eng->priv_align) || eng->priv_align > XO_JOB_PRIV_ALIGN_MAX)
+		what = "priv_align not a power of two up to XO_JOB_PRIV_ALIGN_MAX";
+	else if (eng->len_mask & (eng->len_align - 1))
+		what = "len_mask has a length below len_align";
+	else if (eng->len_mask && BIT_ULL(fls64(eng->len_mask) - 1) > eng->max_len)
+		what = "len_mask has a length above max_len";
+	else if (eng->job_timeout_ms && !eng->ops->expire)
+		what = "job_timeout_ms without ops->expire";
 	if (!what)
 		return 0;
 	dev_err(eng->dev,
-		"engine refused: %s (caps %#x, key_sizes %#x, len_align %u, max_len %llu, max_sg %u, priv_size %u of %u)\n",
-		what, eng->caps, eng->key_sizes, eng->len_align, eng->max_len, eng->max_sg,
-		eng->priv_size, (unsigned int)XO_JOB_PRIV_SIZE);
+		"engine refused: %s (caps %#x, key_sizes %#x, len_align %u, max_len %llu, len_mask %#llx, max_sg %u, priv_size %u of %u, priv_align %u of %u)\n",
+		what, eng->caps, eng->key_sizes, eng->len_align, eng->max_len, eng->len_mask,
+		eng->max_sg, eng->priv_size, XO_JOB_PRIV_SIZE, eng->priv_align,
+		(unsigned int)XO_JOB_PRIV_ALIGN_MAX);
 	return -EINVAL;
 }
 
@@ -419,12 +477,17 @@ int xo_engine_register(struct xo_engine *eng)
 	int ret;
 
 	kref_init(&eng->ref);
+	if (!eng->priv_align)
+		eng->priv_align = XO_ROOM_ALIGN;
 	eng->stats = NULL;
 	eng->kat_job = NULL;
 	eng->kat_buf = NULL;
 	ret = xo_engine_check(eng);
 	if (ret)
 		return ret;
+	/* The room starts XO_ROOM_ALIGN-aligned: a larger alignment costs the difference. */
+	eng->room = eng->priv_size + eng->priv_align - min_t(unsigned int, eng->priv_align,
+							      XO_ROOM_ALIGN);
 	/*
 	 * In a confidential guest the device is the host's: handing it
 	 * dm-crypt's keys would defeat the memory encryption.
@@ -439,7 +502,12 @@ int xo_engine_register(struct xo_engine *eng)
 		return -ENOMEM;
 	xo_stats_track(eng);
 	eng->dead = false;
+	eng->paused = false;
+	eng->job_timeout = msecs_to_jiffies(eng->job_timeout_ms);
 	atomic_set(&eng->nr_sessions, 0);
+	spin_lock_init(&eng->backlog_lock);
+	INIT_LIST_HEAD(&eng->backlog);
+	atomic_set(&eng->nr_backlog, 0);
 
 	/* A late completion of a timed-out job still counts: see above. */
 	ret = xo_engine_kat(eng);
@@ -451,7 +519,8 @@ int xo_engine_register(struct xo_engine *eng)
 	mutex_lock(&xo_engines_lock);
 	list_add_tail_rcu(&eng->node, &xo_engines);
 	atomic_inc(&xo_engines_gen);
-	xo_watchdog_arm(true);
+	if (eng->room > xo_room_max)
+		WRITE_ONCE(xo_room_max, eng->room);
 	mutex_unlock(&xo_engines_lock);
 	dev_info(eng->dev, "xts(aes) engine registered (known-answer test passed)\n");
 	xo_alg_engine_registered();
@@ -472,10 +541,39 @@ void xo_engine_unregister(struct xo_engine *eng)
 	list_del_rcu(&eng->node);
 	atomic_inc(&xo_engines_gen);
 	mutex_unlock(&xo_engines_lock);
+	/* No submitter adds to the backlog after this: it sees dead. */
 	synchronize_rcu();
+	xo_engine_backlog_flush(eng);
 	xo_engines_changed();
 }
 EXPORT_SYMBOL_GPL(xo_engine_unregister);
+
+void xo_engine_pause(struct xo_engine *eng)
+{
+	mutex_lock(&xo_engines_lock);
+	WRITE_ONCE(eng->paused, true);
+	mutex_unlock(&xo_engines_lock);
+	/* No submitter reaches the engine or adds to its backlog after this. */
+	synchronize_rcu();
+	xo_engine_backlog_flush(eng);
+	dev_info(eng->dev, "engine paused: requests run in software\n");
+}
+EXPORT_SYMBOL_GPL(xo_engine_pause);
+
+int xo_engine_resume(struct xo_engine *eng)
+{
+	int n = xo_engine_sessions_recreate(eng);
+
+	mutex_lock(&xo_engines_lock);
+	WRITE_ONCE(eng->paused, false);
+	/* Keys set meanwhile bind now; bound ones stay where they are. */
+	atomic_inc(&xo_engines_gen);
+	mutex_unlock(&xo_engines_lock);
+	xo_engines_changed();
+	dev_info(eng->dev, "engine resumed: sessions of %d keys recreated\n", n);
+	return n;
+}
+EXPORT_SYMBOL_GPL(xo_engine_resume);
 
 /* Near the CPU that binds: on its NUMA node, or on none in particular. */
 static bool xo_engine_near(struct xo_engine *eng, int node)
@@ -519,7 +617,8 @@ struct xo_engine *xo_engine_get_active(unsigned int keylen, struct xo_engine *cu
 	mutex_lock(&xo_engines_lock);
 	list_for_each_entry(eng, &xo_engines, node) {
 		any = true;
-		if (!xo_engine_takes_key(eng, keylen))
+		/* A paused engine keeps its keys, but takes no new one. */
+		if (!xo_engine_takes_key(eng, keylen) || READ_ONCE(eng->paused))
 			continue;
 		r = best ? xo_engine_rank(eng, best, node) : 1;
 		if (r > 0 || (r == 0 && best != cur &&
@@ -581,11 +680,16 @@ static int __xo_engine_submit(struct xo_engine *eng, struct xo_job *job, bool in
 	int ret;
 
 	job->engine = eng;
+	job->deadline = jiffies + eng->job_timeout;
 	if (inject && unlikely(atomic_read(&xo_inject_errors) > 0) &&
 	    atomic_dec_if_positive(&xo_inject_errors) >= 0)
 		job->session = XO_SESSION_INVALID;
 
 	xo_stats_add(eng->stats, XO_STAT_IN_FLIGHT, 1);
+	/* Pairs with xo_watchdog_fn()'s barrier: see there. */
+	smp_mb();
+	if (unlikely(READ_ONCE(xo_wd_idle)))
+		xo_watchdog_wake();
 	/* Once queued, job may be completed and freed: don't touch it. */
 	ret = eng->ops->submit(eng, job);
 	if (ret == -EINPROGRESS)

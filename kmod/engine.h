@@ -19,25 +19,40 @@
 #define XTS_OFFLOAD_ENGINE_H
 
 #include <linux/atomic.h>
+#include <linux/cache.h>
+#include <linux/log2.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <crypto/aes.h>
+#include <crypto/algapi.h>
 #include <crypto/xts.h>
 
 #include "stats.h"
 
 /*
- * Per-request room an engine may use for its descriptors, without
- * allocating. It is part of every request's context: keep it small (see
- * struct xo_req_ctx). The loopback engine keeps a delayed_work in it, whose
- * size grows with the kernel's debug checks (lockdep maps, debug objects):
- * the room is that plus 72 bytes, 160 on x86-64 without them.
+ * Per-request room for an engine's descriptors, without allocating. Each
+ * engine declares the bytes it uses (priv_size, at most XO_JOB_PRIV_SIZE)
+ * and their alignment (priv_align, a power of two up to
+ * XO_JOB_PRIV_ALIGN_MAX); the core reserves that much in every request
+ * context, sized for the largest engine registered so far, and points
+ * xo_job.priv into it. Keep it small: dm-crypt allocates (and, with
+ * init_on_alloc, clears) a request context per sector.
  */
-#define XO_JOB_PRIV_SIZE (sizeof(struct delayed_work) + 72)
+#define XO_JOB_PRIV_SIZE	512U
+#define XO_JOB_PRIV_ALIGN_MAX	(ARCH_DMA_MINALIGN > 256 ? ARCH_DMA_MINALIGN : 256)
+
+/*
+ * What a buffer the device writes needs so that no CPU write shares its
+ * cache line, where DMA is not coherent: the kernel's DMA alignment (a
+ * cache line there; 8 bytes on x86, whose DMA is coherent). An engine
+ * aligns such a field to it, and declares priv_align accordingly.
+ */
+#define XO_DMA_ALIGN		ARCH_DMA_MINALIGN
 
 /*
  * Scatterlist entries per direction that the crypto-API side copies into a
@@ -68,6 +83,7 @@ struct xo_job {
 	unsigned int len;
 	bool encrypt;
 	const u8 *iv;			/* XTS_BLOCK_SIZE bytes; copy it */
+	unsigned long deadline;		/* jiffies: see job_timeout_ms */
 	/*
 	 * Called once per job that submit queued, through
 	 * xo_engine_complete(), from any context but a hard interrupt: the
@@ -87,7 +103,8 @@ struct xo_job {
 	 * dst does not overlap src; an in-place one fails with -EIO.
 	 */
 	void (*done)(struct xo_job *job, int err);
-	u8 priv[XO_JOB_PRIV_SIZE] __aligned(8);
+	/* priv_size bytes for the engine, aligned to its priv_align. */
+	void *priv;
 };
 
 struct xo_engine_ops {
@@ -102,8 +119,17 @@ struct xo_engine_ops {
 	 *                 submit returns;
 	 *   0             done already, successfully (job->done not called);
 	 *   -EINVAL, -EIO done already, failed: as job->done's err;
-	 *   -ENOSPC       queue full;  -ENODEV  engine gone or broken (dst
-	 *                 untouched).
+	 *   -ENOSPC       queue full: the core computes the request in
+	 *                 software at once;
+	 *   -EBUSY        queue full, and the engine would rather the
+	 *                 request waited: one whose caller allows it
+	 *                 (CRYPTO_TFM_REQ_MAY_BACKLOG) waits in the core's
+	 *                 backlog for the engine, the others run in software.
+	 *                 Only while the engine holds jobs it will complete,
+	 *                 and it must have room again before it calls
+	 *                 xo_engine_complete() for the job that made it:
+	 *                 completions are what submit the backlog;
+	 *   -ENODEV       engine gone or broken (dst untouched).
 	 */
 	int (*submit)(struct xo_engine *eng, struct xo_job *job);
 	/* Last reference dropped: free the engine. */
@@ -115,6 +141,14 @@ struct xo_engine_ops {
 	 * the device may have taken. Optional.
 	 */
 	void (*stop)(struct xo_engine *eng);
+	/*
+	 * Process context (the watchdog, under the registry's lock: no
+	 * registering or unregistering here). Complete with -ESTALE every
+	 * job in flight whose deadline (job->deadline, jiffies) is before
+	 * @now, as the device would if it aborted them; the engine stays
+	 * registered. Returns how many. Required with job_timeout_ms.
+	 */
+	unsigned int (*expire)(struct xo_engine *eng, unsigned long now);
 	/* The module the callbacks live in: held while a tfm uses the engine. */
 	struct module *owner;
 };
@@ -178,21 +212,42 @@ struct xo_engine {
 	/*
 	 * What it takes; registration refuses a declaration out of range.
 	 * len_align: request lengths are multiples of it, a power of two from
-	 * 16 to XO_MAX_LEN_ALIGN. max_sg: at least XO_JOB_MAX_SG. priv_size:
-	 * the bytes of xo_job.priv it uses, at most XO_JOB_PRIV_SIZE.
+	 * 16 to XO_MAX_LEN_ALIGN. len_mask: 0, or the lengths it takes are
+	 * also powers of two whose bit is set (16 to 4096: 0x1ff0), each a
+	 * multiple of len_align and at most max_len. max_sg: at least
+	 * XO_JOB_MAX_SG. priv_size: the bytes of xo_job.priv it uses, at most
+	 * XO_JOB_PRIV_SIZE; priv_align: their alignment, a power of two up to
+	 * XO_JOB_PRIV_ALIGN_MAX (0: 8 bytes).
 	 */
 	unsigned int caps;		/* XO_CAP_* */
 	unsigned int key_sizes;		/* XO_KEYS_*, at least one */
 	unsigned int len_align;		/* bytes */
 	u64 max_len;			/* largest request in bytes */
+	u64 len_mask;			/* 0, or power-of-two lengths taken */
 	unsigned int max_sg;		/* scatterlist entries per direction */
 	unsigned int priv_size;		/* bytes */
+	unsigned int priv_align;	/* bytes, a power of two */
+	/*
+	 * 0, or a job not completed this many ms after its submission is
+	 * aborted through ops->expire (-ESTALE), the engine kept.
+	 */
+	unsigned int job_timeout_ms;
 	int priority;			/* see xo_engine_get_active() */
 
 	/* The registry's. */
+	unsigned int room;		/* request-context bytes its priv needs */
+	unsigned long job_timeout;	/* jiffies */
+	/*
+	 * Requests waiting for room (-EBUSY), by xo_job.node, in order;
+	 * nr_backlog counts them and the submitters about to add one.
+	 */
+	spinlock_t backlog_lock;
+	struct list_head backlog;
+	atomic_t nr_backlog;
 	struct kref ref;
 	struct list_head node;
 	bool dead;			/* unregistered: accept nothing */
+	bool paused;			/* xo_engine_pause(): new requests in software */
 	s64 wd_done;			/* watchdog: completions at the last look */
 	unsigned long wd_since;		/* watchdog: jiffies of the last progress */
 	atomic_t nr_sessions;		/* held by the crypto-API side */
@@ -206,6 +261,29 @@ static inline bool xo_engine_takes_key(const struct xo_engine *eng, unsigned int
 	return eng->key_sizes & xo_keys_bit(keylen);
 }
 
+/* Does the engine take requests of @len bytes (a multiple of 16)? */
+static inline bool xo_engine_takes_len(const struct xo_engine *eng, u64 len)
+{
+	if (len > eng->max_len || (len & (eng->len_align - 1)))
+		return false;
+	return !eng->len_mask || (is_power_of_2(len) && (eng->len_mask & len));
+}
+
+/*
+ * Where the core's room for xo_job.priv begins, every engine's: at this
+ * alignment. An engine that wants more costs the difference in every
+ * request context (see struct xo_engine.room).
+ */
+#define XO_ROOM_ALIGN		(CRYPTO_MINALIGN < 8 ? CRYPTO_MINALIGN : 8)
+
+/*
+ * The room, in request-context bytes, that the largest engine registered
+ * so far needs: a tfm reserves that much when it is created. A tfm created
+ * before a bigger engine registered sends that engine nothing
+ * (fallback_layout).
+ */
+unsigned int xo_engine_room_max(void);
+
 /*
  * Tests the engine against known answers, then makes it available. On
  * failure the caller still holds one reference: it completes or fails
@@ -213,6 +291,19 @@ static inline bool xo_engine_takes_key(const struct xo_engine *eng, unsigned int
  */
 int xo_engine_register(struct xo_engine *eng);
 void xo_engine_unregister(struct xo_engine *eng);
+/*
+ * A reset that keeps the device (AER, FLR), process context. Pause: new
+ * requests run in software, what waits in the backlog too; the engine
+ * stays registered and its keys bound. The engine then completes what the
+ * device held (-ESTALE) and resets it. Resume: every key bound to the
+ * engine gets new sessions on it (ops->session_create; the old ones are
+ * destroyed once no job uses them: the engine keeps their handles valid
+ * for that, and fails jobs on them with -EINVAL), then requests go to it
+ * again. No known-answer test, no key moves to another engine. Returns
+ * the number of keys whose sessions were recreated.
+ */
+void xo_engine_pause(struct xo_engine *eng);
+int xo_engine_resume(struct xo_engine *eng);
 /*
  * The engine a key of @keylen bytes should be bound to now, with a
  * reference on it and on its module; @cur is the engine the key is bound
@@ -238,6 +329,13 @@ int xo_engine_submit(struct xo_engine *eng, struct xo_job *job);
 void xo_engines_exit(void);
 /* The core: an engine was registered; register the skcipher if not yet. */
 void xo_alg_engine_registered(void);
+/*
+ * The core: @eng takes no more jobs (unregistered, paused): what waits in
+ * its backlog runs in software.
+ */
+void xo_engine_backlog_flush(struct xo_engine *eng);
+/* The core: new sessions for every key bound to @eng (xo_engine_resume()). */
+int xo_engine_sessions_recreate(struct xo_engine *eng);
 /* The core: an engine came or went; every keyed tfm rebinds from a worker. */
 void xo_engines_changed(void);
 /* One line per registered engine: device and driver names. */

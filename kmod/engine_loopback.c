@@ -15,6 +15,20 @@
  *   max_len=N                      longest request taken, in bytes
  *   no_inplace=1                   take no request whose dst overlaps src
  *   priv_size=N                    declare N bytes of per-job room
+ *   priv_align=N                   declare its alignment (a power of two)
+ *   model=ccp                      behave as a CCP-class card: lengths of
+ *                                  16 to 4096 bytes in powers of two
+ *                                  (len_mask), 192 bytes of per-job room
+ *                                  aligned to 64, a queue of 4 jobs
+ *                                  (queue_depth) whose overflow waits in
+ *                                  the core's backlog (-EBUSY), a job
+ *                                  timeout of 1000 ms (job_timeout_ms)
+ *   job_timeout_ms=N               declare a per-job timeout of N ms
+ *   lose=N                         silently drop the next N jobs: only
+ *                                  the per-job timeout ends them
+ *   reset=1                        a function-level reset: every engine
+ *                                  pauses, fails what it held (-ESTALE),
+ *                                  forgets its sessions and resumes
  *   defect=swap-keys|tweak-endian  compute wrongly (the known-answer test
  *   defect=len-512|cross-page      at registration must refuse the engine):
  *                                  key halves swapped, tweak bytes reversed;
@@ -107,6 +121,45 @@ module_param(priv_size, uint, 0444);
 MODULE_PARM_DESC(priv_size,
 		 "Per-job room the engines declare, in bytes (default 0: what they use); above the core's XO_JOB_PRIV_SIZE the engine is refused");
 
+static unsigned int priv_align;
+module_param(priv_align, uint, 0444);
+MODULE_PARM_DESC(priv_align,
+		 "Alignment of the per-job room the engines declare, in bytes (default 0: what they need; model=ccp: 64); the core refuses what is not a power of two up to XO_JOB_PRIV_ALIGN_MAX");
+
+static char *model = "plain";
+module_param(model, charp, 0444);
+MODULE_PARM_DESC(model,
+		 "plain (default), or ccp: a CCP-class card, lengths 16 to 4096 bytes in powers of two, 192 bytes of per-job room aligned to 64, a queue of queue_depth (default 4) jobs whose overflow waits in the core's backlog");
+
+static int job_timeout_ms = -1;
+module_param(job_timeout_ms, int, 0444);
+MODULE_PARM_DESC(job_timeout_ms,
+		 "Per-job timeout the engines declare, in ms: a job held longer is aborted by the core's watchdog (default -1: none, model=ccp 1000; 0: none)");
+
+static atomic_t lose = ATOMIC_INIT(0);
+static int lose_set(const char *val, const struct kernel_param *kp)
+{
+	int n, ret = kstrtoint(val, 0, &n);
+
+	if (ret || n < 0)
+		return ret ? ret : -EINVAL;
+	atomic_set(&lose, n);
+	return 0;
+}
+
+static int lose_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&lose));
+}
+
+static const struct kernel_param_ops lose_ops = {
+	.set = lose_set,
+	.get = lose_get,
+};
+module_param_cb(lose, &lose_ops, NULL, 0644);
+MODULE_PARM_DESC(lose,
+		 "The next N jobs are silently dropped, as a card that loses them: only the per-job timeout ends them (default 0)");
+
 static char *defect = "none";
 module_param(defect, charp, 0444);
 MODULE_PARM_DESC(defect,
@@ -124,7 +177,7 @@ MODULE_PARM_DESC(reorder,
 static unsigned int queue_depth;
 module_param(queue_depth, uint, 0644);
 MODULE_PARM_DESC(queue_depth,
-		 "At most N jobs in flight per engine; beyond, submit reports a full queue (-ENOSPC) (default 0: no limit)");
+		 "At most N jobs in flight per engine; beyond, submit reports a full queue: -ENOSPC, or with model=ccp -EBUSY (default 0: no limit; model=ccp: 4)");
 
 static atomic_t fail_written = ATOMIC_INIT(0);
 static int fail_written_set(const char *val, const struct kernel_param *kp)
@@ -167,6 +220,7 @@ enum xol_defect { XOL_OK, XOL_SWAP_KEYS, XOL_TWEAK_ENDIAN, XOL_LEN_512, XOL_CROS
 struct xol_session {
 	struct crypto_sync_skcipher *tfm;
 	bool encrypt;
+	bool stale;		/* forgotten in a reset: jobs on it fail */
 };
 
 struct xol_job {
@@ -178,6 +232,14 @@ struct xol_job {
 };
 
 static_assert(sizeof(struct xol_job) <= XO_JOB_PRIV_SIZE);
+
+/* model=ccp: what a CCP-class card declares. */
+#define XOL_CCP_LEN_MASK	0x1ff0ULL	/* 16 to 4096, powers of two */
+#define XOL_CCP_MAX_LEN		4096U
+#define XOL_CCP_PRIV_SIZE	192U
+#define XOL_CCP_PRIV_ALIGN	64U
+#define XOL_CCP_QUEUE_DEPTH	4U
+#define XOL_CCP_JOB_TIMEOUT_MS	1000
 
 struct xol_dev {
 	struct xo_engine eng;
@@ -197,6 +259,10 @@ struct xol_dev {
 	wait_queue_head_t idle;		/* jobs reached 0 */
 	atomic_t violations;		/* jobs outside the declaration */
 	atomic_t reordered;		/* completed before an earlier job */
+	atomic_t lost;			/* dropped (lose) */
+	atomic_t expired;		/* aborted past their deadline */
+	atomic_t resets;		/* reset=1 */
+	atomic_t reset_failed;		/* held jobs a reset failed */
 	struct mutex stop_lock;		/* registered */
 	bool registered;
 	struct dentry *debugfs;		/* the engine's counters */
@@ -206,6 +272,7 @@ static struct xol_dev *xol_devs[XOL_MAX_ENGINES];
 static unsigned int xol_nr;
 static struct workqueue_struct *xol_wq;
 static enum xol_defect xol_defect;
+static bool xol_ccp;
 /* Engines up: gone may act. Under the module's parameter lock. */
 static bool xol_up;
 
@@ -253,6 +320,7 @@ static int xol_session_create(struct xo_engine *eng, const u8 *key, unsigned int
 		;
 	if (i < XOL_SESSIONS) {
 		xd->sessions[i].encrypt = encrypt;
+		xd->sessions[i].stale = false;
 		WRITE_ONCE(xd->sessions[i].tfm, tfm);
 		*session = i;
 	}
@@ -316,7 +384,7 @@ static int xol_compute(struct xol_dev *xd, struct xol_job *lj)
 
 	mutex_lock(&xd->lock);
 	s = job->session < XOL_SESSIONS ? &xd->sessions[job->session] : NULL;
-	if (s && s->tfm && s->encrypt == job->encrypt) {
+	if (s && s->tfm && !s->stale && s->encrypt == job->encrypt) {
 		SYNC_SKCIPHER_REQUEST_ON_STACK(req, s->tfm);
 
 		skcipher_request_set_sync_tfm(req, s->tfm);
@@ -423,23 +491,31 @@ static bool xol_overlap(struct scatterlist *src, struct scatterlist *dst, unsign
 static int xol_submit(struct xo_engine *eng, struct xo_job *job)
 {
 	struct xol_dev *xd = to_xol(eng);
-	struct xol_job *lj = (struct xol_job *)job->priv;
+	struct xol_job *lj = job->priv;
 	unsigned int i, depth = READ_ONCE(queue_depth);
 	unsigned long flags, delay;
 
 	if (READ_ONCE(eng->dead))
 		return -ENODEV;
-	if (job->len > eng->max_len || job->len % eng->len_align) {
+	if (!xo_engine_takes_len(eng, job->len)) {
 		xol_violation(xd, "a length it does not take");
+		return -EINVAL;
+	}
+	/* A device would DMA its descriptors from here. */
+	if (!IS_ALIGNED((unsigned long)job->priv, eng->priv_align)) {
+		xol_violation(xd, "per-job room not aligned as declared");
 		return -EINVAL;
 	}
 	if (!(eng->caps & XO_CAP_INPLACE) && xol_overlap(job->src, job->dst, job->len)) {
 		xol_violation(xd, "an in-place request");
 		return -EINVAL;
 	}
+	if (xol_ccp && !depth)
+		depth = XOL_CCP_QUEUE_DEPTH;
+	/* Room again before xol_finish() completes: as engine.h asks. */
 	if (atomic_inc_return(&xd->in_flight) > depth && depth) {
 		atomic_dec(&xd->in_flight);
-		return -ENOSPC;
+		return xol_ccp ? -EBUSY : -ENOSPC;
 	}
 	lj->job = job;
 	for (i = 0; i < XTS_BLOCK_SIZE; i++)
@@ -450,6 +526,10 @@ static int xol_submit(struct xo_engine *eng, struct xo_job *job)
 	lj->seq = ++xd->seq;
 	xd->jobs++;
 	if (READ_ONCE(hang)) {
+		list_add_tail(&lj->held, &xd->held);
+	} else if (unlikely(atomic_read(&lose) > 0) && atomic_dec_if_positive(&lose) >= 0) {
+		/* Held without a word: only expire (the core's timeout) ends it. */
+		atomic_inc(&xd->lost);
 		list_add_tail(&lj->held, &xd->held);
 	} else if (READ_ONCE(reorder)) {
 		list_add_tail(&lj->held, &xd->batch);
@@ -494,6 +574,95 @@ static void xol_stop(struct xo_engine *eng)
 		xol_finish(xd, lj, -ESTALE);
 	}
 }
+
+/* The core's watchdog: held jobs (lose, hang) past their deadline fail. */
+static unsigned int xol_expire(struct xo_engine *eng, unsigned long now)
+{
+	struct xol_dev *xd = to_xol(eng);
+	struct xol_job *lj, *tmp;
+	unsigned long flags;
+	unsigned int n = 0;
+	LIST_HEAD(late);
+
+	spin_lock_irqsave(&xd->held_lock, flags);
+	list_for_each_entry_safe(lj, tmp, &xd->held, held)
+		if (time_after(now, lj->job->deadline))
+			list_move_tail(&lj->held, &late);
+	spin_unlock_irqrestore(&xd->held_lock, flags);
+	list_for_each_entry_safe(lj, tmp, &late, held) {
+		list_del(&lj->held);
+		atomic_inc(&xd->expired);
+		xol_finish(xd, lj, -ESTALE);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * reset=1: a function-level reset, as AER recovery would do it. The core
+ * pauses the engine (new requests in software), the "device" fails what
+ * it held (-ESTALE) and forgets its sessions (their handles stay valid to
+ * destroy; jobs on them fail), and the core recreates the sessions of
+ * every key bound here on resume. Jobs waiting for delay_ms or a reorder
+ * batch complete as they would (on forgotten sessions: -EINVAL).
+ */
+static void xol_reset(struct xol_dev *xd)
+{
+	struct xol_job *lj, *tmp;
+	unsigned long flags;
+	unsigned int i;
+	LIST_HEAD(held);
+
+	xo_engine_pause(&xd->eng);
+	spin_lock_irqsave(&xd->held_lock, flags);
+	list_splice_init(&xd->held, &held);
+	spin_unlock_irqrestore(&xd->held_lock, flags);
+	list_for_each_entry_safe(lj, tmp, &held, held) {
+		list_del(&lj->held);
+		atomic_inc(&xd->reset_failed);
+		xol_finish(xd, lj, -ESTALE);
+	}
+	mutex_lock(&xd->lock);
+	for (i = 0; i < XOL_SESSIONS; i++)
+		xd->sessions[i].stale = true;
+	mutex_unlock(&xd->lock);
+	atomic_inc(&xd->resets);
+	xo_engine_resume(&xd->eng);
+}
+
+static int reset_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int i;
+	bool on;
+	int ret = kstrtobool(val, &on);
+
+	if (ret)
+		return ret;
+	/* Under the parameter lock, as gone_set(). */
+	if (!on || !xol_up)
+		return on ? -ENODEV : 0;
+	for (i = 0; i < xol_nr; i++) {
+		mutex_lock(&xol_devs[i]->stop_lock);
+		if (xol_devs[i]->registered) {
+			dev_info(xol_devs[i]->dev, "engine reset (reset=1)\n");
+			xol_reset(xol_devs[i]);
+		}
+		mutex_unlock(&xol_devs[i]->stop_lock);
+	}
+	return 0;
+}
+
+/* Reads 0: a reset is an event, not a state. */
+static bool reset;
+
+static const struct kernel_param_ops reset_ops = {
+	.set = reset_set,
+	.get = param_get_bool,
+};
+
+module_param_cb(reset, &reset_ops, &reset, 0644);
+MODULE_PARM_DESC(reset,
+		 "Write 1: every engine resets as in an FLR: paused, held jobs fail with -ESTALE, sessions forgotten, then resumed with its keys' sessions recreated");
 
 static int gone_set(const char *val, const struct kernel_param *kp)
 {
@@ -555,6 +724,7 @@ static const struct xo_engine_ops xol_ops = {
 	.submit = xol_submit,
 	.release = xol_release,
 	.stop = xol_stop,
+	.expire = xol_expire,
 };
 
 static void xol_free(struct xol_dev *xd)
@@ -621,6 +791,16 @@ static int xol_add(unsigned int i, unsigned int sizes)
 	xd->eng.max_len = max_len;
 	xd->eng.max_sg = 256;
 	xd->eng.priv_size = priv_size ? priv_size : sizeof(struct xol_job);
+	xd->eng.priv_align = priv_align ? priv_align : __alignof__(struct xol_job);
+	xd->eng.job_timeout_ms = job_timeout_ms < 0 ? (xol_ccp ? XOL_CCP_JOB_TIMEOUT_MS : 0) :
+						      job_timeout_ms;
+	if (xol_ccp) {
+		xd->eng.len_mask = XOL_CCP_LEN_MASK;
+		xd->eng.max_len = min(max_len, XOL_CCP_MAX_LEN);
+		xd->eng.priv_size = max_t(unsigned int, xd->eng.priv_size, XOL_CCP_PRIV_SIZE);
+		if (!priv_align)
+			xd->eng.priv_align = XOL_CCP_PRIV_ALIGN;
+	}
 	xd->eng.priority = xol_priority[i];
 	ret = xo_engine_register(&xd->eng);
 	if (ret) {
@@ -635,6 +815,10 @@ static int xol_add(unsigned int i, unsigned int sizes)
 	xd->debugfs = xo_stats_debugfs_create(&xd->eng);
 	debugfs_create_atomic_t("violations", 0444, xd->debugfs, &xd->violations);
 	debugfs_create_atomic_t("reordered", 0444, xd->debugfs, &xd->reordered);
+	debugfs_create_atomic_t("lost", 0444, xd->debugfs, &xd->lost);
+	debugfs_create_atomic_t("expired", 0444, xd->debugfs, &xd->expired);
+	debugfs_create_atomic_t("resets", 0444, xd->debugfs, &xd->resets);
+	debugfs_create_atomic_t("reset_failed", 0444, xd->debugfs, &xd->reset_failed);
 	xol_devs[xol_nr++] = xd;
 	return 0;
 }
@@ -676,6 +860,10 @@ static int __init xol_init(void)
 	else if (sysfs_streq(defect, "cross-page"))
 		xol_defect = XOL_CROSS_PAGE;
 	else if (!sysfs_streq(defect, "none"))
+		return -EINVAL;
+	if (sysfs_streq(model, "ccp"))
+		xol_ccp = true;
+	else if (!sysfs_streq(model, "plain"))
 		return -EINVAL;
 	if (!xol_count || xol_count > XOL_MAX_ENGINES || xol_key_sizes(&sizes))
 		return -EINVAL;

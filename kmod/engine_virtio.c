@@ -43,9 +43,13 @@
 #define XOV_MAX_SG		256U
 
 /*
- * Per-request descriptors, carved out of xo_job.priv. The request header
- * and the IV are contiguous so they take one descriptor: VIRTIO 1.x devices
- * may not assume any descriptor layout.
+ * Per-request descriptors, in xo_job.priv. The request header and the IV
+ * are contiguous so they take one descriptor: VIRTIO 1.x devices may not
+ * assume any descriptor layout. The status byte is the only one the
+ * device writes: it comes last, alone in its XO_DMA_ALIGN block (the
+ * structure's size is a multiple of its alignment), so that no CPU write
+ * to the fields before it shares its cache line where DMA is not
+ * coherent.
  */
 struct xov_job {
 	struct {
@@ -54,7 +58,6 @@ struct xov_job {
 	} __packed out;
 	struct scatterlist out_sg;
 	struct scatterlist status_sg;
-	u8 status;
 	/*
 	 * Under the queue lock. While submitter_waits, whoever takes the job
 	 * off the ring only sets reaped: the submitter then returns the
@@ -62,6 +65,10 @@ struct xov_job {
 	 */
 	bool submitter_waits;
 	bool reaped;
+	/* What the device writes. */
+	struct {
+		u8 status;
+	} __aligned(XO_DMA_ALIGN) in;
 };
 
 static_assert(sizeof(struct xov_job) <= XO_JOB_PRIV_SIZE);
@@ -246,7 +253,7 @@ static void xov_session_destroy(struct xo_engine *eng, u64 session)
 
 static struct xov_job *xov_job_of(struct xo_job *job)
 {
-	return (struct xov_job *)job->priv;
+	return job->priv;
 }
 
 /*
@@ -257,7 +264,7 @@ static struct xov_job *xov_job_of(struct xo_job *job)
  */
 static int xov_job_status(struct xo_job *job)
 {
-	switch (xov_job_of(job)->status) {
+	switch (xov_job_of(job)->in.status) {
 	case VIRTIO_CRYPTO_OK:
 		return 0;
 	case VIRTIO_CRYPTO_INVSESS:
@@ -385,7 +392,7 @@ static struct xov_dataq *xov_pick_queue(struct xov_dev *xd)
 static int xov_submit(struct xo_engine *eng, struct xo_job *job)
 {
 	struct xov_dev *xd = to_xov(eng);
-	struct xov_job *vj = (struct xov_job *)job->priv;
+	struct xov_job *vj = job->priv;
 	struct virtio_crypto_cipher_para *para;
 	struct scatterlist *sgs[4];
 	struct xov_dataq *dq;
@@ -407,10 +414,10 @@ static int xov_submit(struct xo_engine *eng, struct xo_job *job)
 	para->src_data_len = cpu_to_le32(job->len);
 	para->dst_data_len = cpu_to_le32(job->len);
 	memcpy(vj->out.iv, job->iv, XTS_BLOCK_SIZE);
-	vj->status = VIRTIO_CRYPTO_ERR;
+	vj->in.status = VIRTIO_CRYPTO_ERR;
 
 	xov_sg_one(&vj->out_sg, &vj->out, sizeof(vj->out));
-	xov_sg_one(&vj->status_sg, &vj->status, sizeof(vj->status));
+	xov_sg_one(&vj->status_sg, &vj->in.status, sizeof(vj->in.status));
 	sgs[0] = &vj->out_sg;
 	sgs[1] = job->src;
 	sgs[2] = job->dst;
@@ -813,6 +820,7 @@ static int xov_probe(struct virtio_device *vdev)
 	xd->eng.caps = XO_CAP_INPLACE;
 	xd->eng.len_align = XTS_BLOCK_SIZE;
 	xd->eng.priv_size = sizeof(struct xov_job);
+	xd->eng.priv_align = __alignof__(struct xov_job);
 	/* The device counts the IV, source and destination against max_size. */
 	xd->eng.max_len = round_down(min_t(u64, (max_size - XTS_BLOCK_SIZE) / 2,
 					   U32_MAX), XTS_BLOCK_SIZE);

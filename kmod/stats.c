@@ -51,6 +51,8 @@ static const char * const xo_stat_names[XO_NR_STATS] = {
 	[XO_STAT_ASYNC] = "completed_async",
 	[XO_STAT_SESSIONS] = "sessions",
 	[XO_STAT_SESSIONS_EXHAUSTED] = "sessions_exhausted",
+	[XO_STAT_BACKLOGGED] = "backlogged",
+	[XO_STAT_TIMEOUTS] = "timeouts",
 };
 
 s64 xo_stats_sum(struct xo_stats __percpu *s, enum xo_stat i)

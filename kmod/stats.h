@@ -30,6 +30,8 @@ enum xo_stat {
 	XO_STAT_ASYNC,		/* completed after the submitting call returned */
 	XO_STAT_SESSIONS,	/* device sessions held, retired ones included */
 	XO_STAT_SESSIONS_EXHAUSTED, /* keys refused a session: cap or device full */
+	XO_STAT_BACKLOGGED,	/* waited in the engine's backlog (queue full) */
+	XO_STAT_TIMEOUTS,	/* jobs the engine aborted past their deadline */
 	XO_NR_STATS
 };
 

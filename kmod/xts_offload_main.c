@@ -92,6 +92,7 @@ struct xo_tfm_ctx {
 	u32 key_seq;			/* bumped by each setkey */
 	u32 bound_seq;			/* key_seq last bound for */
 	enum xo_stat unbound_why;	/* counts requests while no binding */
+	unsigned int room;		/* for xo_job.priv in each request: see engine.h */
 	unsigned int keylen;		/* 0 when the engine cannot take the key */
 	u8 key[2 * AES_MAX_KEY_SIZE];
 };
@@ -101,11 +102,15 @@ struct xo_tfm_ctx {
  * at once (a failed engine job is recomputed only after it completed), so
  * the two share their room: with dm-crypt's own per-sector data around it,
  * the request then fits the 1 KiB kmalloc class, which every asynchronous
- * sector allocates (and, with init_on_alloc, clears).
+ * sector allocates (and, with init_on_alloc, clears). The engine's room
+ * for xo_job.priv follows eng, at XO_ROOM_OFFSET: the tfm's room bytes
+ * (see xo_init_tfm()).
  */
 struct xo_req_ctx {
+	struct skcipher_request *req;	/* the request this is the context of */
 	struct xo_binding *binding;	/* engine: referenced while the job is queued */
 	bool encrypt;
+	bool backlogged;		/* the caller got -EBUSY, not yet -EINPROGRESS */
 	int err;			/* the engine's result, for the completion worker */
 	union {
 		struct llist_node done;	/* on a completion worker's list */
@@ -127,9 +132,21 @@ struct xo_req_ctx {
 	};
 };
 
+#define XO_ROOM_OFFSET	ALIGN(offsetofend(struct xo_req_ctx, eng), XO_ROOM_ALIGN)
+
+/*
+ * The request context: DMA-aligned where the kernel can (6.3 on), so that
+ * an engine's priv aligned to a cache line really is one on architectures
+ * whose kmalloc alignment is below their DMA alignment.
+ */
+static struct xo_req_ctx *xo_rctx(struct skcipher_request *req)
+{
+	return xo_skcipher_request_ctx_dma(req);
+}
+
 static struct skcipher_request *xo_req_of(struct xo_req_ctx *rctx)
 {
-	return container_of((void *)rctx, struct skcipher_request, __ctx);
+	return rctx->req;
 }
 
 static void xo_sessions_held(struct xo_engine *eng, int n)
@@ -340,6 +357,67 @@ void xo_engines_changed(void)
 	mutex_unlock(&xo_tfms_lock);
 }
 
+/*
+ * After a reset of @eng (xo_engine_resume()): if the key is bound to @eng,
+ * new sessions for it there, in place of those the device forgot. Returns
+ * 1 if it was and got them.
+ */
+static int xo_bind_again(struct xo_tfm_ctx *ctx, struct xo_engine *eng)
+{
+	struct xo_binding *new, *old;
+	u8 key[2 * AES_MAX_KEY_SIZE];
+	unsigned int keylen;
+	u32 seq;
+
+	lockdep_assert_held(&ctx->bind_lock);
+	mutex_lock(&ctx->lock);
+	old = rcu_dereference_protected(ctx->binding, lockdep_is_held(&ctx->lock));
+	if (!old || old->engine != eng) {
+		mutex_unlock(&ctx->lock);
+		return 0;
+	}
+	seq = ctx->key_seq;
+	keylen = ctx->keylen;
+	memcpy(key, ctx->key, keylen);
+	mutex_unlock(&ctx->lock);
+
+	/* The references xo_new_binding() takes over, as from xo_engine_get_active(). */
+	kref_get(&eng->ref);
+	__module_get(eng->ops->owner);
+	new = xo_new_binding(eng, key, keylen);
+	memzero_explicit(key, sizeof(key));
+
+	mutex_lock(&ctx->lock);
+	old = rcu_dereference_protected(ctx->binding, lockdep_is_held(&ctx->lock));
+	if (seq != ctx->key_seq || !old || old->engine != eng) {
+		/* setkey meanwhile: it bound its own key. */
+		old = new;
+		new = NULL;
+	} else {
+		/* Without new sessions, the key runs in software until the next bind. */
+		rcu_assign_pointer(ctx->binding, new);
+	}
+	mutex_unlock(&ctx->lock);
+	if (old)
+		xo_binding_retire(old);
+	return new ? 1 : 0;
+}
+
+int xo_engine_sessions_recreate(struct xo_engine *eng)
+{
+	struct xo_tfm_ctx *ctx;
+	int n = 0;
+
+	mutex_lock(&xo_tfms_lock);
+	list_for_each_entry(ctx, &xo_tfms, node) {
+		mutex_lock(&ctx->bind_lock);
+		n += xo_bind_again(ctx, eng);
+		mutex_unlock(&ctx->bind_lock);
+	}
+	mutex_unlock(&xo_tfms_lock);
+	return n;
+}
+
 /* The key for a software tfm of ours, with the caller's request flags. */
 static int xo_child_setkey(struct crypto_skcipher *tfm,
 			   struct crypto_skcipher *child, const u8 *key,
@@ -396,7 +474,7 @@ static int xo_setkey(struct crypto_skcipher *tfm, const u8 *key,
 static int xo_fallback(struct skcipher_request *req, bool encrypt)
 {
 	struct xo_tfm_ctx *ctx = crypto_skcipher_ctx(crypto_skcipher_reqtfm(req));
-	struct xo_req_ctx *rctx = skcipher_request_ctx(req);
+	struct xo_req_ctx *rctx = xo_rctx(req);
 	struct skcipher_request *subreq = &rctx->fb.req;
 
 	skcipher_request_set_tfm(subreq, ctx->fallback);
@@ -485,6 +563,8 @@ static bool xo_can_recompute(struct skcipher_request *req, struct xo_engine *eng
 	return false;
 }
 
+static void xo_backlog_run(struct xo_engine *eng);
+
 /*
  * The engine is done with the job: complete the request, or recompute it in
  * software. Process context (the completion worker), bottom halves on.
@@ -495,13 +575,28 @@ static void xo_job_finish(struct xo_req_ctx *rctx, int err)
 	struct xo_binding *b = rctx->binding;
 	struct xo_engine *eng = b->engine;
 
+	if (unlikely(rctx->backlogged)) {
+		/* It never left the backlog (the engine went): the caller hears first. */
+		rctx->backlogged = false;
+		skcipher_request_complete(req, -EINPROGRESS);
+	}
 	if (likely(!err) || !xo_can_recompute(req, eng, err)) {
 		skcipher_request_complete(req, err ? -EIO : 0);
 	} else {
-		xo_stats_add(eng->stats, XO_STAT_FB_ERROR, 1);
-		xo_stats_add(xo_total_stats, XO_STAT_FB_ERROR, 1);
+		enum xo_stat why = err == -ENODEV ? XO_STAT_FB_NOENGINE : XO_STAT_FB_ERROR;
+
+		xo_stats_add(eng->stats, why, 1);
+		xo_stats_add(xo_total_stats, why, 1);
 		xo_recompute(rctx);
 	}
+	/*
+	 * A job left the engine: room for what waits in its backlog. The
+	 * engine made room before it completed the job, and the completion
+	 * went through xo_job_done()'s llist_add() (a full barrier): see
+	 * xo_backlog_add().
+	 */
+	if (unlikely(atomic_read(&eng->nr_backlog)))
+		xo_backlog_run(eng);
 	/*
 	 * The device is done with the job: its sessions may go, and with the
 	 * binding the engine reference it holds. Last, after the engine's
@@ -550,10 +645,9 @@ static void xo_done_work(struct work_struct *work)
 	}
 }
 
-/* The engine's xo_engine_complete(): any context but hard interrupts. */
-static void xo_job_done(struct xo_job *job, int err)
+/* Hand @rctx to this CPU's completion worker, with the engine's result. */
+static void xo_queue_done(struct xo_req_ctx *rctx, int err)
 {
-	struct xo_req_ctx *rctx = container_of(job, struct xo_req_ctx, eng.job);
 	struct xo_done_queue *q;
 
 	rctx->err = err;
@@ -562,6 +656,119 @@ static void xo_job_done(struct xo_job *job, int err)
 	if (llist_add(&rctx->done, &q->jobs))
 		queue_work_on(smp_processor_id(), xo_wq, &q->work);
 	put_cpu_ptr(&xo_done_queues);
+}
+
+/* The engine's xo_engine_complete(): any context but hard interrupts. */
+static void xo_job_done(struct xo_job *job, int err)
+{
+	xo_queue_done(container_of(job, struct xo_req_ctx, eng.job), err);
+}
+
+/*
+ * The backlog: an engine whose queue is full says -EBUSY, and a request
+ * whose caller allows it (CRYPTO_TFM_REQ_MAY_BACKLOG: dm-crypt, AF_ALG's
+ * synchronous calls) waits on the engine's list, in its own request
+ * context, instead of running in software. The caller got -EBUSY and waits
+ * for the -EINPROGRESS callback before it sends more; that comes when the
+ * request leaves the list for the engine, then the result as usual. Both
+ * from the completion worker: the list is worked off there, after each
+ * completion of a job of that engine, since a completion is what makes
+ * room. What waits when the engine goes or pauses runs in software
+ * (xo_engine_backlog_flush()).
+ *
+ * No request is forgotten on the list: a submitter counts itself in
+ * nr_backlog (a full barrier after), then, under backlog_lock, tries the
+ * engine once more and adds the request only if it is still full. An
+ * engine makes room before it completes the job that held it, and the
+ * completion worker reads nr_backlog after that (through llist_add() and
+ * llist_del_all(), full barriers). So either the retry finds room, or the
+ * worker sees the count and takes the lock after the request is on the
+ * list.
+ *
+ * Returns -EBUSY when @rctx waits on the list (it is not to be touched
+ * after that), else what the engine said.
+ */
+static int xo_backlog_add(struct xo_engine *eng, struct xo_req_ctx *rctx)
+{
+	struct xo_job *job = &rctx->eng.job;
+	unsigned long flags;
+	int ret = -EBUSY;
+
+	atomic_inc(&eng->nr_backlog);
+	/* Pairs with the completion's llist_add(): see above. */
+	smp_mb__after_atomic();
+	spin_lock_irqsave(&eng->backlog_lock, flags);
+	/* Behind those waiting already: in order. */
+	if (list_empty(&eng->backlog))
+		ret = xo_engine_submit(eng, job);
+	if (ret == -EBUSY) {
+		rctx->backlogged = true;
+		list_add_tail(&job->node, &eng->backlog);
+		xo_stats_add(eng->stats, XO_STAT_BACKLOGGED, 1);
+		xo_stats_add(xo_total_stats, XO_STAT_BACKLOGGED, 1);
+	} else {
+		atomic_dec(&eng->nr_backlog);
+	}
+	spin_unlock_irqrestore(&eng->backlog_lock, flags);
+	return ret;
+}
+
+/*
+ * The completion worker: submit what waits in @eng's backlog, in order,
+ * until the engine is full again. Each request's caller hears
+ * -EINPROGRESS before its job is submitted (after, the job could complete
+ * first), with the lock dropped: the callback may submit again.
+ */
+static void xo_backlog_run(struct xo_engine *eng)
+{
+	struct xo_req_ctx *rctx;
+	struct xo_job *job;
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&eng->backlog_lock, flags);
+	while ((job = list_first_entry_or_null(&eng->backlog, struct xo_job, node))) {
+		rctx = container_of(job, struct xo_req_ctx, eng.job);
+		if (rctx->backlogged) {
+			list_del(&job->node);
+			rctx->backlogged = false;
+			spin_unlock_irqrestore(&eng->backlog_lock, flags);
+			skcipher_request_complete(rctx->req, -EINPROGRESS);
+			spin_lock_irqsave(&eng->backlog_lock, flags);
+			/* First again: nr_backlog still counts it. */
+			list_add(&job->node, &eng->backlog);
+			continue;
+		}
+		/* Paused: the engine's reset is on its way, this runs in software. */
+		ret = READ_ONCE(eng->paused) ? -ENODEV : xo_engine_submit(eng, job);
+		if (ret == -EBUSY)
+			break;
+		list_del(&job->node);
+		atomic_dec(&eng->nr_backlog);
+		if (ret == -EINPROGRESS)
+			continue;
+		/* Answered at once, or refused: finish it as a completion. */
+		xo_queue_done(rctx, ret == -ENOSPC ? -ENODEV : ret);
+	}
+	spin_unlock_irqrestore(&eng->backlog_lock, flags);
+}
+
+void xo_engine_backlog_flush(struct xo_engine *eng)
+{
+	struct xo_job *job, *tmp;
+	unsigned long flags;
+	LIST_HEAD(list);
+	int n = 0;
+
+	spin_lock_irqsave(&eng->backlog_lock, flags);
+	list_splice_init(&eng->backlog, &list);
+	list_for_each_entry(job, &list, node)
+		n++;
+	atomic_sub(n, &eng->nr_backlog);
+	spin_unlock_irqrestore(&eng->backlog_lock, flags);
+	/* Each in software, from the completion worker (xo_job_finish()). */
+	list_for_each_entry_safe(job, tmp, &list, node)
+		xo_queue_done(container_of(job, struct xo_req_ctx, eng.job), -ENODEV);
 }
 
 /*
@@ -632,16 +839,22 @@ static void xo_maybe_rebind(struct xo_tfm_ctx *ctx)
  * Why the engine's declaration keeps @req from it, or XO_NR_STATS when
  * the engine may take it.
  */
-static enum xo_stat xo_outside_caps(struct xo_engine *eng,
+static enum xo_stat xo_outside_caps(struct xo_engine *eng, struct xo_tfm_ctx *ctx,
 				    struct skcipher_request *req)
 {
 	unsigned int len = req->cryptlen;
 
 	if (len > eng->max_len || (len & (eng->len_align - 1)))
 		return XO_STAT_FB_LENGTH;
+	/* Power-of-two lengths only (unit sizes of some cards): a mask bit each. */
+	if (unlikely(eng->len_mask) && (!is_power_of_2(len) || !(eng->len_mask & len)))
+		return XO_STAT_FB_LENGTH;
 	if (!(eng->caps & XO_CAP_INPLACE) &&
 	    (req->src == req->dst || xo_sg_overlap(req->src, req->dst, len)))
 		return XO_STAT_FB_INPLACE;
+	/* The tfm predates this engine, and its requests lack the room it needs. */
+	if (unlikely(eng->room > ctx->room))
+		return XO_STAT_FB_LAYOUT;
 	return XO_NR_STATS;
 }
 
@@ -652,11 +865,12 @@ static enum xo_stat xo_outside_caps(struct xo_engine *eng,
 static noinline int xo_offload(struct skcipher_request *req,
 			       struct xo_tfm_ctx *ctx, bool encrypt)
 {
-	struct xo_req_ctx *rctx = skcipher_request_ctx(req);
+	struct xo_req_ctx *rctx = xo_rctx(req);
 	struct xo_job *job = &rctx->eng.job;
 	unsigned int len = req->cryptlen;
 	struct xo_binding *b;
 	struct xo_engine *eng;
+	bool may_backlog;
 	enum xo_stat why;
 	int ret = -EAGAIN;
 
@@ -670,14 +884,15 @@ static noinline int xo_offload(struct skcipher_request *req,
 
 	rcu_read_lock();
 	b = rcu_dereference(ctx->binding);
-	if (!b || READ_ONCE(b->engine->dead) ||
+	/* A paused engine keeps the binding: no rebind for it. */
+	if (!b || READ_ONCE(b->engine->dead) || READ_ONCE(b->engine->paused) ||
 	    !percpu_ref_tryget_live(&b->users)) {
 		why = XO_STAT_FB_NOENGINE;
 		xo_maybe_rebind(ctx);
 		goto out;
 	}
 	eng = b->engine;
-	why = xo_outside_caps(eng, req);
+	why = xo_outside_caps(eng, ctx, req);
 	if (unlikely(why != XO_NR_STATS)) {
 		xo_stats_add(eng->stats, why, 1);
 		goto out_put;
@@ -689,16 +904,28 @@ static noinline int xo_offload(struct skcipher_request *req,
 		why = XO_STAT_FB_LAYOUT;
 		goto out_put;
 	}
+	rctx->req = req;
 	rctx->binding = b;
 	rctx->encrypt = encrypt;
+	rctx->backlogged = false;
+	job->priv = PTR_ALIGN((u8 *)rctx + XO_ROOM_OFFSET, eng->priv_align);
 	job->session = encrypt ? b->enc : b->dec;
 	job->len = len;
 	job->encrypt = encrypt;
 	job->done = xo_job_done;
 	job->iv = req->iv;
 
-	ret = xo_engine_submit(eng, job);
-	if (ret == -EINPROGRESS) {
+	may_backlog = req->base.flags & CRYPTO_TFM_REQ_MAY_BACKLOG;
+	if (may_backlog && unlikely(atomic_read(&eng->nr_backlog))) {
+		/* Others wait already: behind them. */
+		ret = xo_backlog_add(eng, rctx);
+	} else {
+		ret = xo_engine_submit(eng, job);
+		if (unlikely(ret == -EBUSY) && may_backlog)
+			ret = xo_backlog_add(eng, rctx);
+	}
+	/* -EBUSY with may_backlog: on the backlog, which holds the reference. */
+	if (ret == -EINPROGRESS || (ret == -EBUSY && may_backlog)) {
 		/* The job's completion drops the reference; b may be gone. */
 		rcu_read_unlock();
 		return ret;
@@ -718,6 +945,7 @@ static noinline int xo_offload(struct skcipher_request *req,
 		ret = -EAGAIN;
 		break;
 	case -ENOSPC:
+	case -EBUSY:
 		why = XO_STAT_FB_BUSY;
 		xo_stats_add(eng->stats, XO_STAT_FB_BUSY, 1);
 		ret = -EAGAIN;
@@ -808,9 +1036,12 @@ static int xo_init_tfm(struct crypto_skcipher *tfm)
 	ctx->bound_seq = 0;
 	ctx->bound_gen = xo_engine_generation();
 	ctx->unbound_why = XO_STAT_FB_NOENGINE;
-	crypto_skcipher_set_reqsize(tfm, max(sizeof(struct xo_req_ctx),
-					     offsetof(struct xo_req_ctx, fb.req) +
-					     sizeof(struct skcipher_request) + subreq));
+	/* Room for the largest engine so far; see xo_outside_caps(). */
+	ctx->room = xo_engine_room_max();
+	xo_skcipher_set_reqsize_dma(tfm, max3(sizeof(struct xo_req_ctx),
+					      XO_ROOM_OFFSET + ctx->room,
+					      offsetof(struct xo_req_ctx, fb.req) +
+					      sizeof(struct skcipher_request) + subreq));
 	mutex_lock(&xo_tfms_lock);
 	list_add_tail(&ctx->node, &xo_tfms);
 	mutex_unlock(&xo_tfms_lock);
