@@ -618,7 +618,7 @@ struct xo_engine *xo_engine_get_active(unsigned int keylen, struct xo_engine *cu
 	list_for_each_entry(eng, &xo_engines, node) {
 		any = true;
 		/* A paused engine keeps its keys, but takes no new one. */
-		if (!xo_engine_takes_key(eng, keylen) || READ_ONCE(eng->paused))
+		if (!xo_engine_takes_key(eng, keylen) || (READ_ONCE(eng->paused) && eng != cur))
 			continue;
 		r = best ? xo_engine_rank(eng, best, node) : 1;
 		if (r > 0 || (r == 0 && best != cur &&

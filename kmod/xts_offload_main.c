@@ -210,16 +210,20 @@ static void xo_sessions_exhausted(struct xo_engine *eng, int err)
 			 err);
 }
 
-/* Process context, may sleep. Takes over the caller's reference on eng. */
+/*
+ * Process context, may sleep. Takes over the caller's reference on eng.
+ * @replace: in place of a binding of the same key on eng, which still
+ * counts against max_sessions until its last job is done.
+ */
 static struct xo_binding *xo_new_binding(struct xo_engine *eng, const u8 *key,
-					 unsigned int keylen)
+					 unsigned int keylen, bool replace)
 {
 	struct xo_binding *b;
 	int ret;
 
 	if (!xo_engine_takes_key(eng, keylen))
 		goto err_put;
-	if (atomic_add_return(2, &eng->nr_sessions) > READ_ONCE(max_sessions)) {
+	if (atomic_add_return(2, &eng->nr_sessions) > READ_ONCE(max_sessions) && !replace) {
 		xo_sessions_exhausted(eng, -EDQUOT);
 		goto err_count;
 	}
@@ -301,7 +305,7 @@ static void xo_bind(struct xo_tfm_ctx *ctx)
 	memcpy(key, ctx->key, keylen);
 	mutex_unlock(&ctx->lock);
 
-	new = xo_new_binding(eng, key, keylen);
+	new = xo_new_binding(eng, key, keylen, false);
 	memzero_explicit(key, sizeof(key));
 
 	mutex_lock(&ctx->lock);
@@ -384,7 +388,7 @@ static int xo_bind_again(struct xo_tfm_ctx *ctx, struct xo_engine *eng)
 	/* The references xo_new_binding() takes over, as from xo_engine_get_active(). */
 	kref_get(&eng->ref);
 	__module_get(eng->ops->owner);
-	new = xo_new_binding(eng, key, keylen);
+	new = xo_new_binding(eng, key, keylen, true);
 	memzero_explicit(key, sizeof(key));
 
 	mutex_lock(&ctx->lock);
