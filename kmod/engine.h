@@ -72,7 +72,9 @@ struct xo_engine;
  * One unit of work. Lives inside the skcipher request context, so the
  * request path allocates nothing. src and dst are end-marked and cover
  * exactly len bytes; len is a multiple of the engine's len_align, at most
- * its max_len, and a power of two in its len_mask if it has one. src and dst overlap only for an engine with XO_CAP_INPLACE.
+ * its max_len, and a power of two in its len_mask if it has one. src and
+ * dst overlap only for an engine with XO_CAP_INPLACE. node is the engine's
+ * while the job is in flight, the core's while it waits in the backlog.
  */
 struct xo_job {
 	struct list_head node;		/* engine use while in flight */
