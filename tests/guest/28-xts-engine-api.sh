@@ -9,7 +9,7 @@
 # xts-aes-aesni's, every AF_ALG result with the kernel's software xts.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xts-lib.sh"
-plan 62
+plan 68
 
 MIB=1048576
 DATA_MIB=4
@@ -186,6 +186,7 @@ check "512-bit key, 4096-byte sectors: open the pair" pair_open 512 4096
 xo_sessions_ready lbt || diag "no engine sessions for the key after 30 s"
 v0=$(xo_dev_counter requests)
 f0=$(lb reset_failed)
+n0=$(lb fallback_noengine)
 echo 1 >"$LB/hang"
 rm -f /tmp/dd.rc
 (dd if=/tmp/plain of=/dev/mapper/lbt bs=64k oflag=direct conv=fsync 2>/dev/null
@@ -199,6 +200,8 @@ wait_until 60 test -s /tmp/dd.rc
 expect_eq "reset=1: the write completes without error" 0 "$(cat /tmp/dd.rc 2>/dev/null)"
 expect_ge "the reset failed the jobs the engine held (reset_failed +$(($(lb reset_failed) - f0)))" \
 	$(($(lb reset_failed) - f0)) 1
+expect_ge "what waited in the backlog ran in software (fallback_noengine +$(($(lb fallback_noengine) - n0)) on the engine)" \
+	$(($(lb fallback_noengine) - n0)) 1
 check "the log says the engine resumed with the key's sessions recreated" \
 	sh -c "dmesg | sed -n '/28-xts-engine-api: reset/,\$p' | grep -q 'engine resumed: sessions of 1 keys recreated'"
 wait_until 10 sessions_2
@@ -212,6 +215,25 @@ check "write 4 MiB again and read it back" write_verify lbt /tmp/plain
 expect_ge "the binding stayed: the same engine does it (requests +$(($(lb requests) - r0)))" \
 	$(($(lb requests) - r0)) $((2 * sectors))
 expect_eq "virtio-crypto did none of it" 0 $(($(xo_dev_counter requests) - v0))
+
+# 7. The engine vanishes (gone=1) with jobs held and a backlog: the held
+# jobs fail -ESTALE (recomputed), what waited runs in software.
+b0=$(lb backlogged)
+n0=$(lb fallback_noengine)
+echo 1 >"$LB/hang"
+rm -f /tmp/dd.rc
+(dd if=/tmp/plain of=/dev/mapper/lbt bs=64k oflag=direct conv=fsync 2>/dev/null
+ echo $? >/tmp/dd.rc) &
+backlog_above() { [ "$(lb backlogged)" -gt "$1" ]; }
+wait_until 30 backlog_above "$b0"
+result "a write fills the queue and the backlog (in_flight $(lb in_flight), backlogged +$(($(lb backlogged) - b0)))" $?
+echo 1 >"$LB/gone"
+wait_until 60 test -s /tmp/dd.rc
+expect_eq "gone=1: the write completes without error" 0 "$(cat /tmp/dd.rc 2>/dev/null)"
+expect_ge "what waited in the backlog ran in software (fallback_noengine +$(($(lb fallback_noengine) - n0)) on the engine)" \
+	$(($(lb fallback_noengine) - n0)) 1
+check "the data reads back intact" readback_equal lbt /tmp/plain
+check "raw ciphertext equals xts-aes-aesni's" same_as_reference /tmp/plain
 check "close the pair" pair_close
 
 expect_eq "nothing outside the declaration reached the engine, its room always aligned (violations)" \
