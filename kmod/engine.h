@@ -115,7 +115,8 @@ struct xo_engine_ops {
 			      unsigned int keylen, bool encrypt, u64 *session);
 	void (*session_destroy)(struct xo_engine *eng, u64 session);
 	/*
-	 * Any context, called under rcu_read_lock(); must not sleep or
+	 * Any context, called under rcu_read_lock(), sometimes with
+	 * interrupts off (the core's backlog lock); must not sleep or
 	 * allocate. Returns
 	 *   -EINPROGRESS  queued: job->done will be called, possibly before
 	 *                 submit returns;

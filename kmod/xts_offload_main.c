@@ -744,7 +744,11 @@ static void xo_backlog_run(struct xo_engine *eng)
 			continue;
 		}
 		/* Paused: the engine's reset is on its way, this runs in software. */
-		ret = READ_ONCE(eng->paused) ? -ENODEV : xo_engine_submit(eng, job);
+		ret = -ENODEV;
+		rcu_read_lock();	/* as for every submit: see engine.h */
+		if (!READ_ONCE(eng->paused))
+			ret = xo_engine_submit(eng, job);
+		rcu_read_unlock();
 		if (ret == -EBUSY)
 			break;
 		list_del(&job->node);
