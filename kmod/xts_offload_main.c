@@ -11,6 +11,7 @@
  * an engine error. Engines register from modules of their own
  * (xts_offload_virtio, xts_offload_loopback).
  */
+#include <linux/kthread.h>
 #include <linux/llist.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
@@ -22,7 +23,9 @@
 #include <linux/rcupdate.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/topology.h>
 #include <linux/workqueue.h>
+#include <uapi/linux/sched/types.h>
 #include <crypto/aes.h>
 #include <crypto/internal/skcipher.h>
 #include <crypto/xts.h>
@@ -48,10 +51,9 @@ MODULE_PARM_DESC(max_sessions,
 		 "Device sessions this module holds per engine, two per key (default 256); keys beyond run in software and count in sessions_exhausted");
 
 /*
- * The per-CPU completion workers run here (completions of engine jobs, and
- * the recomputation of failed ones), in process context; writeback can
- * depend on them, hence WQ_MEM_RECLAIM, and nothing else runs here that
- * could hold them up.
+ * The completion workers' bursts (see struct xo_done_queue) run here, in
+ * process context; writeback can depend on them, hence WQ_MEM_RECLAIM,
+ * and nothing else runs here that could hold them up.
  */
 static struct workqueue_struct *xo_wq;
 /*
@@ -614,50 +616,103 @@ static void xo_job_finish(struct xo_req_ctx *rctx, int err)
  * wherever it learns of it: its interrupt's tasklet, or a submit call that
  * found other jobs finished (inside another request's submission). The
  * request's callback is not run there: the job goes on this CPU's list and
- * the completion worker runs the callbacks in process context, bottom
+ * the CPU's completion workers run the callbacks in process context, bottom
  * halves enabled, as the caller would see them from a thread.
  *
  * Callers may start I/O from the callback: dm-crypt without its write
  * workqueue submits the encrypted bio from it (submit_bio_noacct() may
  * sleep: mempools, blk-mq tags), which is wrong in softirq context, and
  * in a softirq the block layer would take the interrupted task's
- * current->bio_list or plug for it. From the worker neither can happen.
+ * current->bio_list or plug for it. From a worker neither can happen.
  * xts(aes) has no other kind of asynchronous user in the kernel: the rest
  * (fscrypt, blk-crypto's fallback, AF_ALG, dm-integrity's journal) wait for
  * a completion or end an AIO from the callback, which any context allows.
  *
- * The worker is per CPU on xo_wq (WQ_MEM_RECLAIM: writeback depends on
- * it), so a job completes on the CPU that learned it was done, and one
- * worker run completes every job reported meanwhile.
+ * Two workers per CPU take the CPU's list, whichever runs first; either
+ * takes all of it (llist_del_all()), so each job completes once:
+ *  - a kernel thread of its own, SCHED_BATCH, woken when the list stops
+ *    being empty. The scheduler never lets a SCHED_BATCH task preempt the
+ *    running one on its wakeup: it runs when that task sleeps or its slice
+ *    ends, or at once on an idle CPU. It completes what a burst of
+ *    submissions left, in one wakeup. Created with the module for each
+ *    possible CPU, kept on that CPU's NUMA node but not bound to the CPU
+ *    (CPU hotplug would strand it);
+ *  - a work item on xo_wq (high priority, which preempts the running task
+ *    at once), queued every XO_DONE_BURST jobs, so that a submitter that
+ *    keeps submitting does not hold back more completions than that. Its
+ *    callers allocate per request and free in the callback (dm-crypt: a
+ *    request per sector, from kmalloc): completions held back by the
+ *    hundred cost them fresh slab pages, cleared with init_on_alloc.
+ * Waking the work item at every interrupt instead, as before, cost a
+ * wakeup and two context switches per handful of jobs; the thread alone
+ * let a 1 MiB bio's 2048 requests of 512 bytes wait (see "Completion in
+ * process context: the cost" in Documentation/xts-offload.md). The count
+ * is per CPU, updated with preemption off and reset by whichever worker
+ * runs, on any CPU: a lost update only moves the next kick.
  */
+#define XO_DONE_BURST	32
+
 struct xo_done_queue {
 	struct llist_head jobs;
+	unsigned int queued;		/* jobs since a worker last took the list */
+	struct task_struct *thread;
 	struct work_struct work;
 };
 
 static DEFINE_PER_CPU(struct xo_done_queue, xo_done_queues);
 
-static void xo_done_work(struct work_struct *work)
+static void xo_done_run(struct xo_done_queue *q)
 {
-	struct xo_done_queue *q = container_of(work, struct xo_done_queue, work);
-	struct llist_node *list = llist_reverse_order(llist_del_all(&q->jobs));
 	struct xo_req_ctx *rctx, *tmp;
+	struct llist_node *list;
 
+	WRITE_ONCE(q->queued, 0);
+	list = llist_reverse_order(llist_del_all(&q->jobs));
 	llist_for_each_entry_safe(rctx, tmp, list, done) {
 		xo_job_finish(rctx, rctx->err);
 		cond_resched();
 	}
 }
 
+static void xo_done_work(struct work_struct *work)
+{
+	xo_done_run(container_of(work, struct xo_done_queue, work));
+}
+
+static int xo_done_thread(void *data)
+{
+	struct xo_done_queue *q = data;
+
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (llist_empty(&q->jobs)) {
+			/* Stopped only with nothing queued: module exit. */
+			if (kthread_should_stop())
+				break;
+			schedule();
+			continue;
+		}
+		__set_current_state(TASK_RUNNING);
+		xo_done_run(q);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
 /* Hand @rctx to this CPU's completion worker, with the engine's result. */
 static void xo_queue_done(struct xo_req_ctx *rctx, int err)
 {
 	struct xo_done_queue *q;
+	unsigned int n;
 
 	rctx->err = err;
 	q = get_cpu_ptr(&xo_done_queues);
 	/* The node overlays the job: the engine is done with it. */
 	if (llist_add(&rctx->done, &q->jobs))
+		wake_up_process(q->thread);
+	n = READ_ONCE(q->queued) + 1;
+	WRITE_ONCE(q->queued, n);
+	if (n >= XO_DONE_BURST)
 		queue_work_on(smp_processor_id(), xo_wq, &q->work);
 	put_cpu_ptr(&xo_done_queues);
 }
@@ -777,6 +832,60 @@ void xo_engine_backlog_flush(struct xo_engine *eng)
 	/* Each in software, from the completion worker (xo_job_finish()). */
 	list_for_each_entry_safe(job, tmp, &list, node)
 		xo_queue_done(container_of(job, struct xo_req_ctx, eng.job), -ENODEV);
+}
+
+/* Module exit, or a failed init: each thread completes what it has first. */
+static void xo_done_threads_stop(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct xo_done_queue *q = per_cpu_ptr(&xo_done_queues, cpu);
+
+		if (q->thread)
+			kthread_stop(q->thread);
+		q->thread = NULL;
+	}
+}
+
+static int xo_done_threads_start(void)
+{
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = SCHED_BATCH,
+	};
+	int cpu, ret;
+
+	for_each_possible_cpu(cpu) {
+		struct xo_done_queue *q = per_cpu_ptr(&xo_done_queues, cpu);
+		int node = cpu_to_node(cpu);
+		struct task_struct *t;
+
+		init_llist_head(&q->jobs);
+		INIT_WORK(&q->work, xo_done_work);
+		t = kthread_create_on_node(xo_done_thread, q, node,
+					   "xts_offload/%d", cpu);
+		if (IS_ERR(t)) {
+			ret = PTR_ERR(t);
+			goto err;
+		}
+		q->thread = t;
+		ret = sched_setattr_nocheck(t, &attr);
+		if (ret) {
+			kthread_stop(t);
+			q->thread = NULL;
+			goto err;
+		}
+		/* Its node's CPUs; any, when none of them is up. */
+		if (node != NUMA_NO_NODE)
+			set_cpus_allowed_ptr(t, cpumask_of_node(node));
+		wake_up_process(t);
+	}
+	return 0;
+
+err:
+	xo_done_threads_stop();
+	return ret;
 }
 
 /*
@@ -1128,21 +1237,18 @@ void xo_alg_engine_registered(void)
 
 static int __init xo_module_init(void)
 {
-	int ret, cpu;
+	int ret;
 
-	for_each_possible_cpu(cpu) {
-		struct xo_done_queue *q = per_cpu_ptr(&xo_done_queues, cpu);
-
-		init_llist_head(&q->jobs);
-		INIT_WORK(&q->work, xo_done_work);
-	}
 	xo_wq = alloc_workqueue("xts_offload", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
 	if (!xo_wq)
 		return -ENOMEM;
+	ret = xo_done_threads_start();
+	if (ret)
+		goto err_wq;
 	xo_free_wq = alloc_workqueue("xts_offload_free", 0, 0);
 	if (!xo_free_wq) {
 		ret = -ENOMEM;
-		goto err_wq;
+		goto err_threads;
 	}
 	/* Before the first engine: engines put their files in its debugfs. */
 	ret = xo_sysfs_init();
@@ -1153,6 +1259,8 @@ static int __init xo_module_init(void)
 
 err_free_wq:
 	destroy_workqueue(xo_free_wq);
+err_threads:
+	xo_done_threads_stop();
 err_wq:
 	destroy_workqueue(xo_wq);
 	return ret;
@@ -1169,6 +1277,7 @@ static void __exit xo_module_exit(void)
 	 * what retired bindings still have queued all the same.
 	 */
 	rcu_barrier();
+	xo_done_threads_stop();
 	flush_workqueue(xo_wq);
 	flush_workqueue(xo_free_wq);
 	xo_engines_exit();
