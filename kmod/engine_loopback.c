@@ -136,27 +136,29 @@ module_param(job_timeout_ms, int, 0444);
 MODULE_PARM_DESC(job_timeout_ms,
 		 "Per-job timeout the engines declare, in ms: a job held longer is aborted by the core's watchdog (default -1: none, model=ccp 1000; 0: none)");
 
-static atomic_t lose = ATOMIC_INIT(0);
-static int lose_set(const char *val, const struct kernel_param *kp)
+/* A writable count: the next N jobs behave so (lose, fail_written). */
+static int xol_count_set(const char *val, const struct kernel_param *kp)
 {
 	int n, ret = kstrtoint(val, 0, &n);
 
 	if (ret || n < 0)
 		return ret ? ret : -EINVAL;
-	atomic_set(&lose, n);
+	atomic_set(kp->arg, n);
 	return 0;
 }
 
-static int lose_get(char *buf, const struct kernel_param *kp)
+static int xol_count_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%d\n", atomic_read(&lose));
+	return sysfs_emit(buf, "%d\n", atomic_read(kp->arg));
 }
 
-static const struct kernel_param_ops lose_ops = {
-	.set = lose_set,
-	.get = lose_get,
+static const struct kernel_param_ops xol_count_ops = {
+	.set = xol_count_set,
+	.get = xol_count_get,
 };
-module_param_cb(lose, &lose_ops, NULL, 0644);
+
+static atomic_t lose = ATOMIC_INIT(0);
+module_param_cb(lose, &xol_count_ops, &lose, 0644);
 MODULE_PARM_DESC(lose,
 		 "The next N jobs are silently dropped, as a card that loses them: only the per-job timeout ends them (default 0)");
 
@@ -180,26 +182,7 @@ MODULE_PARM_DESC(queue_depth,
 		 "At most N jobs in flight per engine; beyond, submit reports a full queue: -ENOSPC, or with model=ccp -EBUSY (default 0: no limit; model=ccp: 4)");
 
 static atomic_t fail_written = ATOMIC_INIT(0);
-static int fail_written_set(const char *val, const struct kernel_param *kp)
-{
-	int n, ret = kstrtoint(val, 0, &n);
-
-	if (ret || n < 0)
-		return ret ? ret : -EINVAL;
-	atomic_set(&fail_written, n);
-	return 0;
-}
-
-static int fail_written_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%d\n", atomic_read(&fail_written));
-}
-
-static const struct kernel_param_ops fail_written_ops = {
-	.set = fail_written_set,
-	.get = fail_written_get,
-};
-module_param_cb(fail_written, &fail_written_ops, NULL, 0644);
+module_param_cb(fail_written, &xol_count_ops, &fail_written, 0644);
 MODULE_PARM_DESC(fail_written,
 		 "The next N jobs write their result to dst, then fail with -EIO (default 0)");
 

@@ -16,44 +16,6 @@ DATA_MIB=4
 LB=/sys/module/xts_offload_loopback/parameters
 LBD=$XO_DEBUGFS/xts_offload_loopback
 lb() { cat "$LBD/$1"; }
-# lb_load [PARAM=VALUE...]: (re)load the loopback module.
-lb_load() {
-	xo_rmmod xts_offload_loopback || return 1
-	modprobe xts_offload_loopback "$@" >&2
-}
-# engine_field DEVICE FIELD: FIELD=value of DEVICE's line in debugfs engines.
-engine_field() {
-	awk -v d="$1" -v f="$2" '$1 == d {
-		for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) print kv[2] } }' \
-		"$XO_DEBUGFS/engines"
-}
-# pair_open BITS SECTOR: fresh ramdisks and key; lbt on /dev/ram0 (the
-# driver under test), lbref on /dev/ram1 through xts-aes-aesni.
-pair_open() {
-	if grep -q '^brd ' /proc/modules; then
-		rmmod brd >&2 || return 1
-	fi
-	modprobe brd rd_nr=2 rd_size=$((DATA_MIB * 1024)) >&2 || return 1
-	new_key /tmp/key $(($1 / 8))
-	xts_open lbt /dev/ram0 /tmp/key "$1" "$2" &&
-		cryptsetup open --type plain --cipher capi:xts-aes-aesni-plain64 \
-			--hash plain --key-size "$1" --sector-size "$2" \
-			--key-file - /dev/ram1 lbref </tmp/key >&2
-	_rc=$?
-	rm -f /tmp/key
-	return $_rc
-}
-pair_close() {
-	cryptsetup close lbt >&2
-	_rc=$?
-	cryptsetup close lbref >&2 && return $_rc
-}
-# same_as_reference FILE: written through the reference too, the same raw
-# ciphertext.
-same_as_reference() {
-	dd if="$1" of=/dev/mapper/lbref bs=64k oflag=direct conv=fsync 2>/dev/null &&
-		drop_caches && cmp /dev/ram0 /dev/ram1 >&2
-}
 lb_sessions_2() { [ "$(lb sessions 2>/dev/null)" -ge 2 ] 2>/dev/null; }
 
 check "xts_offload loaded with threshold=0" xo_ensure 0
