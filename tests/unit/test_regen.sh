@@ -5,8 +5,9 @@
 # regen seals the same PIN for the servers' current keys, carrying the
 # trust of the binding over, and refuses (replacing nothing) when a server
 # is down, when the keys are already gone, or when it cannot trust the new
-# ones. The PINs are checked where it matters: a sedsim drive unlocks with
-# the new JWEs after the hidden keys are deleted, and not with the old ones.
+# ones. An sss slot's tpm2 branch is sealed again with the TPM (a swtpm).
+# The PINs are checked where it matters: a sedsim drive unlocks with the
+# new JWEs after the hidden keys are deleted, and not with the old ones.
 #   test_regen.sh OPALCTL-SIM SEDSIM
 set -u
 OPALCTL=$1
@@ -25,9 +26,19 @@ expect() {
 grep_file() {
 	if grep -q -- "$3" "$2"; then ok "$1"; else not_ok "$1"; sed 's/^/# /' "$2"; fi
 }
+# tpm_up DESC: the swtpm start_swtpm started answers (bounded wait)
+tpm_up() {
+	_i=0
+	while [ $_i -lt 100 ]; do
+		if tpm2_pcrread sha256:7 >/dev/null 2>&1; then ok "$1"; return; fi
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	not_ok "$1"; sed 's/^/# /' "$T/swtpm.log"
+}
 
-echo "1..67"
-need clevis jose socat curl swtpm cpio unmkinitramfs /usr/libexec/tangd /usr/libexec/tangd-keygen \
+echo "1..93"
+need clevis jose socat curl swtpm tpm2_pcrread cpio unmkinitramfs /usr/libexec/tangd /usr/libexec/tangd-keygen \
 	/usr/libexec/tangd-rotate-keys
 
 # An initramfs image as mkinitramfs would hold these JWEs (same paths), gzip'ed cpio.
@@ -203,20 +214,136 @@ expect "regen used the thumbprint given" "j['entries'][0]['servers'][0]['thp'] =
 rm -f "$T/A"/.*.jwk
 if clevis decrypt <"$T/keys/trust.jwe" >/dev/null 2>&1; then ok "it opens with only A's current keys"; else not_ok "it opens with only A's current keys"; fi
 
-# An sss slot with a TPM branch: reported, and regen refuses to drop it.
+# An sss slot of Tang and the TPM (t=2, PCR 7): regen seals both branches
+# again, the tpm2 one with this machine's TPM (the swtpm), to the PCR
+# values now current; the drive unlocks with the new JWE.
 start_swtpm
+SWTPM_PID=$!
+tpm_up "the swtpm answers"
 B_THP=$(sig_thp "$T/B")
-SSS2="{\"t\":2,\"pins\":{\"tang\":[{\"url\":\"http://127.0.0.1:$B_PORT\",\"thp\":\"$B_THP\"}],\"tpm2\":{}}}"
-expect_rc "bind an sss slot of Tang and the TPM (t=2)" 0 "$OPALCTL" bind "$D" -k "$T/admin.key" \
-	--range 1 --pin sss --config "$SSS2" --jwe "$T/keys/both.jwe"
+SSS2="{\"t\":2,\"pins\":{\"tang\":[{\"url\":\"http://127.0.0.1:$B_PORT\",\"thp\":\"$B_THP\"}],\"tpm2\":{\"pcr_bank\":\"sha256\",\"pcr_ids\":\"7\"}}}"
+expect_rc "bind an sss slot of Tang and the TPM (t=2, PCR 7)" 0 "$OPALCTL" bind "$D" -k "$T/admin.key" \
+	--range 1 --pin sss --config "$SSS2" --jwe "$T/keys/both.jwe" --json
+BOTH_USER=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["slot"])' "$T/out")
+echo "bothslot $D 1 clevis:$T/keys/both.jwe user=$BOTH_USER,transport=sedsim,timeout=5,retry=0,fallback=fail,noauto" \
+	>"$T/opaltab.both"
 /usr/libexec/tangd-rotate-keys -d "$T/B" >/dev/null 2>&1
 expect_rc "report: exit 15 (B rotated)" 15 "$OPALCTL" slots --report --jwe "$T/keys/both.jwe" \
 	--initramfs "$T/initrd.img" --json
-expect "report: one tang branch rotated, the tpm2 branch named" \
-	"j['slots'][0]['servers'][0]['state'] == 'rotated' and j['slots'][0]['other_pin'] == 'tpm2' and j['slots'][0]['threshold'] == 2"
+expect "report: one tang branch rotated, the tpm2 branch named, regen asked" \
+	"j['slots'][0]['servers'][0]['state'] == 'rotated' and j['slots'][0]['other_pin'] == 'tpm2' and j['slots'][0]['threshold'] == 2 and j['slots'][0]['action'] == 'regen'"
+OLD_KID=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["slots"][0]["servers"][0]["kid"])' "$T/out")
 cp "$T/keys/both.jwe" "$T/both.before"
-expect_rc "regen refuses an sss slot with a tpm2 branch: exit 1" 1 "$OPALCTL" regen --jwe "$T/keys/both.jwe"
-if cmp -s "$T/keys/both.jwe" "$T/both.before"; then ok "nothing replaced"; else not_ok "nothing replaced"; fi
+
+# The TPM gone: t=2 cannot be met, so there is no PIN to seal; nothing replaced.
+kill "$SWTPM_PID"
+while kill -0 "$SWTPM_PID" 2>/dev/null; do sleep 0.1; done	# its state directory's lock
+expect_rc "regen with the TPM gone: exit 13" 13 "$OPALCTL" regen --jwe "$T/keys/both.jwe"
+grep_file "the message says the tpm2 branch needs this machine's TPM" "$T/err" "needs this machine's TPM"
+if cmp -s "$T/keys/both.jwe" "$T/both.before" && [ ! -e "$T/keys/both.jwe.new" ] && [ ! -e "$T/keys/both.jwe.old" ]; then
+	ok "nothing replaced, no .new or .old left"
+else
+	not_ok "nothing replaced, no .new or .old left"
+fi
+start_swtpm	# the same state directory: the same TPM
+tpm_up "the swtpm answers again"
+
+cp "$T/keys/both.jwe" "$T/keys/text.jwe"
+expect_rc "regen (text) of an sss slot with a tpm2 branch: exit 0" 0 "$OPALCTL" regen --jwe "$T/keys/text.jwe"
+grep_file "it says the tpm2 branch holds the PCR values now current" "$T/out" \
+	"tpm2 branch, with this machine's TPM, to the values PCRs sha256:7 hold now"
+expect_rc "regen --json of it: exit 0" 0 "$OPALCTL" regen --jwe "$T/keys/both.jwe" --json
+expect "regen: threshold 2, one tang and the tpm2 configuration from its header" \
+	"(lambda e: e['regenerated'] and e['config']['t'] == 2 and len(e['config']['pins']['tang']) == 1 and sorted(e['config']['pins']['tpm2']) == ['hash', 'key', 'pcr_bank', 'pcr_ids'] and e['config']['pins']['tpm2']['pcr_ids'] == '7' and e['config']['pins']['tpm2']['pcr_bank'] == 'sha256')(j['entries'][0])"
+expect "regen: the JSON says the tpm2 branch holds the PCR values now current" \
+	"j['entries'][0]['tpm2'] == [{'pcr_bank': 'sha256', 'pcr_ids': '7', 'sealed_to_current_pcrs': True}]"
+SCHEMA=$(dirname "$0")/../../Documentation/opalctl.schema.json
+if /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
+	expect "the regen output fits the schema" \
+		"__import__('jsonschema').Draft202012Validator(dict(json.load(open('$SCHEMA')), **{'\$ref': '#/\$defs/regen'})).is_valid(j)"
+else
+	ok "# SKIP python3-jsonschema is not installed"
+fi
+B_KID=$(for k in "$T/B"/*.jwk; do grep -q '"deriveKey"' "$k" && jose jwk thp -i "$k" -a S256; done)
+# The new JWE's headers: its threshold, its branches' pins, the tang kids.
+/usr/bin/python3 -c '
+import base64, json, sys
+def hdr(jwe):
+    p = jwe.split(".")[0]
+    return json.loads(base64.urlsafe_b64decode(p + "=" * (-len(p) % 4)))
+h = hdr(open(sys.argv[1]).read().strip())
+br = [hdr(b) for b in h["clevis"]["sss"]["jwe"]]
+json.dump({"t": h["clevis"]["sss"]["t"], "pins": sorted(b["clevis"]["pin"] for b in br),
+           "kids": [b.get("kid") for b in br if b["clevis"]["pin"] == "tang"],
+           "tpm2": [b["clevis"]["tpm2"] for b in br if b["clevis"]["pin"] == "tpm2"]}, sys.stdout)
+' "$T/keys/both.jwe" >"$T/out" 2>"$T/pyerr"
+expect "the new JWE: t=2, a tpm2 branch (PCR 7) and a tang branch for B's new key" \
+	"j['t'] == 2 and j['pins'] == ['tang', 'tpm2'] and j['kids'] == ['$B_KID'] and '$B_KID' != '$OLD_KID' and j['tpm2'][0]['pcr_ids'] == '7'"
+if cmp -s "$T/keys/both.jwe.old" "$T/both.before"; then ok "both.jwe.old is the JWE before"; else not_ok "both.jwe.old is the JWE before"; fi
+# B's hidden key deleted: the drive unlocks with the new JWE (the same
+# PIN, through the TPM and B's new key); the old JWE does not open.
+rm -f "$T/B"/.*.jwk
+"$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
+expect_rc "the drive unlocks with the new JWE" 0 \
+	"$OPALCTL" unlock-all --table "$T/opaltab.both" --name bothslot --no-prompt
+if "$SEDSIM" read "$D" 2048 1 2>/dev/null | cmp -s - "$T/data"; then ok "data intact"; else not_ok "data intact"; fi
+"$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
+if clevis decrypt <"$T/keys/both.jwe.old" >/dev/null 2>&1; then
+	not_ok "the old JWE no longer opens"
+else
+	ok "the old JWE no longer opens"
+fi
+
+# Branches regen cannot seal again (null, a nested sss, a tpm2 branch
+# whose header lost its hash): refused before any decrypt, nothing replaced.
+B_THP=$(sig_thp "$T/B")
+TANG_B="[{\"url\":\"http://127.0.0.1:$B_PORT\",\"thp\":\"$B_THP\"}]"
+printf 'not a PIN' | clevis encrypt sss "{\"t\":1,\"pins\":{\"tang\":$TANG_B,\"null\":{}}}" \
+	>"$T/keys/null.jwe" 2>/dev/null
+printf 'not a PIN' | clevis encrypt sss "{\"t\":1,\"pins\":{\"tang\":$TANG_B,\"sss\":{\"t\":1,\"pins\":{\"tang\":$TANG_B}}}}" \
+	>"$T/keys/nested.jwe" 2>/dev/null
+/usr/bin/python3 -c '
+import base64, json, sys
+def dec(p):
+    return json.loads(base64.urlsafe_b64decode(p + "=" * (-len(p) % 4)))
+def enc(h):
+    return base64.urlsafe_b64encode(json.dumps(h).encode()).decode().rstrip("=")
+def strip(jwe):
+    parts = jwe.split(".")
+    h = dec(parts[0])
+    if h["clevis"]["pin"] == "tpm2":
+        del h["clevis"]["tpm2"]["hash"]
+    return ".".join([enc(h)] + parts[1:])
+parts = open(sys.argv[1]).read().strip().split(".")
+h = dec(parts[0])
+h["clevis"]["sss"]["jwe"] = [strip(b) for b in h["clevis"]["sss"]["jwe"]]
+print(".".join([enc(h)] + parts[1:]))
+' "$T/keys/both.jwe" >"$T/keys/nohash.jwe"
+for f in null nested nohash; do
+	cp "$T/keys/$f.jwe" "$T/$f.before"
+	expect_rc "regen refuses $f.jwe: exit 1" 1 "$OPALCTL" regen --jwe "$T/keys/$f.jwe"
+	grep_file "and says to bind a new slot with the Admin1 key" "$T/err" "bind a new slot with the Admin1 key"
+	if cmp -s "$T/keys/$f.jwe" "$T/$f.before" && [ ! -e "$T/keys/$f.jwe.new" ] && [ ! -e "$T/keys/$f.jwe.old" ]; then
+		ok "nothing replaced"
+	else
+		not_ok "nothing replaced"
+	fi
+done
+
+# A tpm2-only slot: nothing to rotate.
+printf 'not a PIN' | clevis encrypt tpm2 '{}' >"$T/keys/tpm.jwe" 2>/dev/null
+expect_rc "regen of a tpm2-only slot: exit 0" 0 "$OPALCTL" regen --jwe "$T/keys/tpm.jwe" --json
+expect "it is skipped: no server keys" \
+	"j['entries'][0]['skipped'].startswith('no server keys') and not j['entries'][0]['regenerated']"
+
+# t=2 needs both branches: with server B stopped, the new JWE does not open.
+kill "$B_PID"
+sleep 0.3
+if clevis decrypt <"$T/keys/both.jwe" >/dev/null 2>&1; then
+	not_ok "with B stopped the new JWE does not open (t=2)"
+else
+	ok "with B stopped the new JWE does not open (t=2)"
+fi
 
 # The command line.
 expect_rc "regen without a selection: usage error" 1 "$OPALCTL" regen

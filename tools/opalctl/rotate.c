@@ -11,6 +11,12 @@
  * swaps the file in atomically, the old one kept as FILE.old. The drive
  * and the Admin1 key are not needed.
  *
+ * An sss slot's tpm2 branches are sealed again too, as clevis luks regen
+ * does: their configuration comes back from the branch's header (hash,
+ * key, pcr_bank, pcr_ids), and the TPM of this machine seals them, to
+ * the PCR values it holds now. Opening the slot first needs that TPM
+ * already whenever the threshold does.
+ *
  * Trust is carried over, not asked again: the JWE holds the server's
  * advertisement as it was at bind time, whose signing keys the binding
  * trusted (by thumbprint, or after being asked). Tang serves its current
@@ -40,6 +46,8 @@
 
 /* Each request to a Tang server (an advertisement, a clevis call's exchange). */
 #define TANG_TIMEOUT_S 15
+/* Each tpm2 branch clevis opens or seals (a slow TPM's primary key). */
+#define TPM_TIMEOUT_S 30
 /* Unpacking an initramfs image. */
 #define UNPACK_TIMEOUT_MS 120000
 #define MAX_BRANCHES 16
@@ -55,6 +63,12 @@ struct branch {
 	char new_thp[TANG_THP_MAX];	/* regen: the signing key the new seal trusts */
 };
 
+/* An sss branch of the tpm2 pin: what clevis encrypt tpm2 takes again. */
+struct tpm2_branch {
+	json_object *cfg;	/* hash, key, pcr_bank, pcr_ids (owned) */
+	const char *jwe;	/* the branch's compact JWE, borrowed */
+};
+
 struct sealed {
 	char *text;
 	json_object *hdr;
@@ -62,7 +76,10 @@ struct sealed {
 	int threshold;			/* sss: t; else 1 */
 	struct branch b[MAX_BRANCHES];
 	size_t nb;
+	struct tpm2_branch tpm[MAX_BRANCHES];
+	size_t ntpm;
 	char other[16];			/* a pin other than tang inside sss, or a tpm2 slot */
+	char keep[80];			/* sss: a branch regen cannot seal again */
 };
 
 static const char *jstr(json_object *o, const char *key)
@@ -84,6 +101,8 @@ static void sealed_free(struct sealed *s)
 {
 	for (size_t i = 0; i < s->nb; i++)
 		json_object_put(s->b[i].hdr);
+	for (size_t i = 0; i < s->ntpm; i++)
+		json_object_put(s->tpm[i].cfg);
 	json_object_put(s->hdr);
 	free(s->text);
 	memset(s, 0, sizeof(*s));
@@ -112,6 +131,61 @@ static int branch_add(struct sealed *s, json_object *hdr, const char *jwe, char 
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * PCR numbers as an array (clevis writes "0,7", but takes [0,7] too) into
+ * "0,7". False when it is not a list of PCR numbers.
+ */
+static bool pcr_list(json_object *ids, char *out, size_t cap)
+{
+	size_t len = 0;
+
+	out[0] = 0;
+	if (!json_object_is_type(ids, json_type_array))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(ids); i++) {
+		json_object *v = json_object_array_get_idx(ids, i);
+		int r;
+
+		if (!json_object_is_type(v, json_type_int) || json_object_get_int(v) < 0 ||
+		    json_object_get_int(v) > 31)
+			return false;
+		r = snprintf(out + len, cap - len, "%s%d", i ? "," : "", json_object_get_int(v));
+		if (r < 0 || (size_t)r >= cap - len)
+			return false;
+		len += (size_t)r;
+	}
+	return true;
+}
+
+/*
+ * The configuration clevis encrypt tpm2 made a branch with, from what its
+ * header keeps (clevis-encrypt-tpm2: hash and key always, pcr_bank and
+ * pcr_ids with a PCR policy; jwk_pub and jwk_priv are the sealed object,
+ * not configuration). No pcr_digest: the TPM's PCR values now are sealed
+ * to, as clevis luks regen does. NULL when the header lacks what it needs.
+ */
+static json_object *tpm2_config(json_object *hdr)
+{
+	json_object *tpm = jobj(jobj(hdr, "clevis"), "tpm2"), *cfg, *ids;
+	static const char *const keys[] = { "hash", "key", "pcr_bank" };
+	char list[128] = "";
+
+	if (!jstr(tpm, "hash") || !jstr(tpm, "key"))
+		return NULL;
+	ids = jobj(tpm, "pcr_ids");
+	if (ids && !json_object_is_type(ids, json_type_string) && !pcr_list(ids, list, sizeof(list)))
+		return NULL;
+	cfg = json_object_new_object();
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (jstr(tpm, keys[i]))
+			json_object_object_add(cfg, keys[i], json_object_new_string(jstr(tpm, keys[i])));
+	if (jstr(tpm, "pcr_ids") && *jstr(tpm, "pcr_ids"))
+		json_object_object_add(cfg, "pcr_ids", json_object_new_string(jstr(tpm, "pcr_ids")));
+	else if (ids && list[0])
+		json_object_object_add(cfg, "pcr_ids", json_object_new_string(list));
+	return cfg;
 }
 
 /* Read and take apart a sealed key file. 0, or why it cannot be used. */
@@ -160,8 +234,21 @@ static int sealed_parse(const char *path, struct sealed *s, char *why, size_t wl
 			return -EINVAL;
 		}
 		if (strcmp(bp, "tang")) {
-			/* Reported; regen refuses to drop or re-create it. */
+			json_object *cfg = strcmp(bp, "tpm2") ? NULL : tpm2_config(h);
+
+			/* Reported; regen seals a tpm2 branch again, refuses others. */
 			snprintf(s->other, sizeof(s->other), "%s", bp);
+			if (cfg && s->ntpm < MAX_BRANCHES) {
+				s->tpm[s->ntpm].cfg = cfg;
+				s->tpm[s->ntpm++].jwe = jwe;
+			} else if (cfg) {
+				json_object_put(cfg);
+				snprintf(s->keep, sizeof(s->keep), "more than %d tpm2 branches", MAX_BRANCHES);
+			} else if (!strcmp(bp, "tpm2")) {
+				snprintf(s->keep, sizeof(s->keep), "a tpm2 branch whose header has no hash or key");
+			} else {
+				snprintf(s->keep, sizeof(s->keep), "a branch of the %.16s pin", bp);
+			}
 			json_object_put(h);
 			continue;
 		}
@@ -365,6 +452,11 @@ static bool report_one(struct ctx *c, const char *path, const struct opaltab_ent
 		json_object_object_add(so, "why", b->why[0] ? json_object_new_string(b->why) : NULL);
 		json_object_array_add(servers, so);
 	}
+	/*
+	 * A tpm2 branch is not probed (no server key; regen seals it again
+	 * with this machine's TPM): it counts towards the threshold.
+	 */
+	opens += (unsigned int)s.ntpm;
 	if (!s.nb) {
 		/* tpm2 alone: sealed to this machine, no server key to rotate. */
 		action = "none";
@@ -626,6 +718,16 @@ static json_object *regen_config(const struct sealed *s)
 
 		json_object_object_add(cfg, "t", json_object_new_int(s->threshold));
 		json_object_object_add(pins, "tang", tangs);
+		/* The order of the branches does not matter to clevis. */
+		if (s->ntpm == 1) {
+			json_object_object_add(pins, "tpm2", json_object_get(s->tpm[0].cfg));
+		} else if (s->ntpm) {
+			json_object *tpms = json_object_new_array();
+
+			for (size_t i = 0; i < s->ntpm; i++)
+				json_object_array_add(tpms, json_object_get(s->tpm[i].cfg));
+			json_object_object_add(pins, "tpm2", tpms);
+		}
 		json_object_object_add(cfg, "pins", pins);
 		return cfg;
 	}
@@ -673,16 +775,113 @@ static int regen_failed(struct ctx *c, json_object *o, int code, const char *fmt
 
 #define GONE_FMT "%s: clevis decrypt cannot open it: the server keys it was sealed with are gone (deleted after a rotation). Its PIN is lost: bind a new slot with the Admin1 key (opalctl bind DEV --keyfile ADMIN1 --range N --pin %s --config ...), put the new JWE in the table, then opalctl unbind the old slot"
 
+/* How long clevis may take on a sealed key: each server, each TPM branch. */
+static unsigned int clevis_timeout(const struct sealed *s)
+{
+	return TANG_TIMEOUT_S * (unsigned int)s->nb + TPM_TIMEOUT_S * (unsigned int)s->ntpm;
+}
+
 /* Whether the JWE file still opens (its PIN is not kept). */
-static bool opens(const char *path, size_t nbranches)
+static bool opens(const char *path, const struct sealed *s)
 {
 	struct secret *pin = secret_new();
 	char why[400];
-	bool ok = pin && !clevis_decrypt(path, TANG_TIMEOUT_S * (unsigned int)nbranches, pin, why,
-					 sizeof(why));
+	bool ok = pin && !clevis_decrypt(path, clevis_timeout(s), pin, why, sizeof(why));
 
 	secret_free(pin);
 	return ok;
+}
+
+/*
+ * Whether a tpm2 branch does not open on this machine (no TPM, another
+ * one, or PCRs changed), said in why: then the slot did not open for
+ * that, not because its server keys are gone. A share opened is not kept.
+ */
+static bool tpm2_closed(const struct sealed *s, char *why, size_t wl)
+{
+	for (size_t i = 0; i < s->ntpm; i++) {
+		struct secret *share = secret_new();
+		int rc = !share ? -ENOMEM :
+			 clevis_decrypt_text(s->tpm[i].jwe, strlen(s->tpm[i].jwe), TPM_TIMEOUT_S, share,
+					     why, wl);
+
+		secret_free(share);
+		if (rc)
+			return true;
+	}
+	return false;
+}
+
+/* What to add to a clevis failure when the slot has tpm2 branches. */
+static const char *tpm2_hint(const struct sealed *s)
+{
+	return s->ntpm ? ": the tpm2 branch needs this machine's TPM" : "";
+}
+
+/* How many tang branches of an sss JWE open one by one (shares not kept). */
+static size_t tang_open(const struct sealed *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nb; i++) {
+		struct secret *share = secret_new();
+		char why[400];
+
+		n += share && s->b[i].jwe &&
+		     !clevis_decrypt_text(s->b[i].jwe, strlen(s->b[i].jwe), TANG_TIMEOUT_S, share, why,
+					  sizeof(why));
+		secret_free(share);
+	}
+	return n;
+}
+
+/*
+ * The JWE did not open: its PIN is lost (the server keys are gone), or,
+ * with a tpm2 branch that does not open here, not lost but needing the
+ * machine whose TPM sealed it. When every tpm2 branch and enough tang
+ * branches open one by one, it was a passing failure (a busy TPM): not
+ * lost either. Returns the exit code (said in o).
+ */
+static int regen_unopened(struct ctx *c, json_object *o, const struct sealed *s, const char *path,
+			  const char *dwhy)
+{
+	char why[400];
+
+	if (!s->ntpm)
+		return regen_failed(c, o, EXIT_UNSEAL, GONE_FMT, path, s->pin);
+	if (tpm2_closed(s, why, sizeof(why)))
+		return regen_failed(c, o, EXIT_CLEVIS, "%s: cannot open it: its tpm2 branch does not open here (%s), so the threshold (%d of %zu) is not met%s (the one it was sealed with, its PCRs as they were then); nothing replaced",
+				    path, why, s->threshold, s->nb + s->ntpm, tpm2_hint(s));
+	if (tang_open(s) + s->ntpm >= (size_t)s->threshold)
+		return regen_failed(c, o, EXIT_CLEVIS, "%s: clevis decrypt failed (%s), though enough of its branches open one by one: try again; nothing replaced",
+				    path, dwhy);
+	return regen_failed(c, o, EXIT_UNSEAL, GONE_FMT, path, s->pin);
+}
+
+/*
+ * The tpm2 branches sealed again, for the output: with pcr_ids, the new
+ * seal holds the values those PCRs have now, not the ones of bind time
+ * (as clevis luks regen): a boot that measures differently no longer
+ * opens that branch.
+ */
+static void regen_tpm2_said(const struct sealed *s, json_object *o)
+{
+	json_object *arr;
+
+	if (!s->ntpm)
+		return;
+	arr = json_object_new_array();
+	for (size_t i = 0; i < s->ntpm; i++) {
+		json_object *t = json_object_new_object(), *ids = jobj(s->tpm[i].cfg, "pcr_ids");
+
+		json_object_object_add(t, "pcr_bank", ids ? json_object_new_string(
+				       jstr(s->tpm[i].cfg, "pcr_bank") ? jstr(s->tpm[i].cfg, "pcr_bank") : "sha1") : NULL);
+		json_object_object_add(t, "pcr_ids", ids ? json_object_new_string(json_object_get_string(ids)) :
+				       NULL);
+		json_object_object_add(t, "sealed_to_current_pcrs", jbool(ids != NULL));
+		json_object_array_add(arr, t);
+	}
+	json_object_object_add(o, "tpm2", arr);
 }
 
 /* Seal again the PIN of one JWE file; 0 or the exit code (said in o). */
@@ -711,9 +910,9 @@ static int regen_one(struct ctx *c, const char *path, const char *name, json_obj
 		json_object_object_add(o, "skipped", json_object_new_string("no server keys: nothing to rotate"));
 		goto out;
 	}
-	if (s.other[0]) {
-		rc = regen_failed(c, o, EXIT_USAGE, "%s: regen seals tang branches again, and this sss slot also has a %s branch, which it would have to drop or re-create: bind a new slot with the Admin1 key instead",
-				  path, s.other);
+	if (s.keep[0]) {
+		rc = regen_failed(c, o, EXIT_USAGE, "%s: regen seals tang and tpm2 branches again, and this sss slot also has %s, which it would have to drop or re-create: bind a new slot with the Admin1 key instead",
+				  path, s.keep);
 		goto out;
 	}
 	/* Every server first: one that does not answer stops it, nothing replaced. */
@@ -725,9 +924,9 @@ static int regen_one(struct ctx *c, const char *path, const char *name, json_obj
 		json_object_object_add(so, "url", json_object_new_string(b->url));
 		json_object_object_add(so, "kid", json_object_new_string(b->kid));
 		rc = branch_trust(c, b, why, sizeof(why));
-		if (rc == -ENOKEY && !opens(path, s.nb)) {
+		if (rc == -ENOKEY && !opens(path, &s)) {
 			json_object_object_add(so, "state", json_object_new_string("gone"));
-			rc = regen_failed(c, o, EXIT_UNSEAL, GONE_FMT, path, s.pin);
+			rc = regen_unopened(c, o, &s, path, "see its message above");
 			goto out;
 		}
 		if (rc) {
@@ -754,8 +953,8 @@ static int regen_one(struct ctx *c, const char *path, const char *name, json_obj
 		rc = regen_failed(c, o, EXIT_KEYFILE, "no locked memory for the key");
 		goto out;
 	}
-	if (clevis_decrypt(path, TANG_TIMEOUT_S * (unsigned int)s.nb, pin, why, sizeof(why))) {
-		rc = regen_failed(c, o, EXIT_UNSEAL, GONE_FMT, path, s.pin);
+	if (clevis_decrypt(path, clevis_timeout(&s), pin, why, sizeof(why))) {
+		rc = regen_unopened(c, o, &s, path, why);
 		goto out;
 	}
 	unlink(tmp);	/* a run that was killed */
@@ -770,22 +969,24 @@ static int regen_one(struct ctx *c, const char *path, const char *name, json_obj
 							   JSON_C_TO_STRING_NOSLASHESCAPE));
 	rc = clevis_encrypt(s.pin, json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PLAIN |
 								     JSON_C_TO_STRING_NOSLASHESCAPE),
-			    pin, fd, TANG_TIMEOUT_S * (unsigned int)s.nb);
+			    pin, fd, clevis_timeout(&s));
 	if (!rc && fsync(fd))
 		rc = -errno;
 	close(fd);
 	if (rc) {
 		unlink(tmp);
-		rc = regen_failed(c, o, EXIT_CLEVIS, "%s: clevis encrypt %s failed (%s); nothing replaced",
-				  path, s.pin, rc < 0 ? strerror(-rc) : "see its message above");
+		rc = regen_failed(c, o, EXIT_CLEVIS, "%s: clevis encrypt %s failed (%s)%s; nothing replaced",
+				  path, s.pin, rc < 0 ? strerror(-rc) : "see its message above",
+				  tpm2_hint(&s));
 		goto out;
 	}
 	/* The new JWE must open, to the same PIN, before it replaces anything. */
-	if (clevis_decrypt(tmp, TANG_TIMEOUT_S * (unsigned int)s.nb, check, why, sizeof(why)) ||
+	why[0] = 0;
+	if (clevis_decrypt(tmp, clevis_timeout(&s), check, why, sizeof(why)) ||
 	    check->len != pin->len || CRYPTO_memcmp(check->data, pin->data, pin->len)) {
 		unlink(tmp);
-		rc = regen_failed(c, o, EXIT_CLEVIS, "%s: the new JWE does not open to the same key (%s); nothing replaced",
-				  path, why[0] ? why : "a different key");
+		rc = regen_failed(c, o, EXIT_CLEVIS, "%s: the new JWE does not open to the same key (%s)%s; nothing replaced",
+				  path, why[0] ? why : "a different key", tpm2_hint(&s));
 		goto out;
 	}
 	unlink(old);
@@ -805,6 +1006,7 @@ static int regen_one(struct ctx *c, const char *path, const char *name, json_obj
 		warn(c, "regen: %s: syncing its directory failed: %s", path, strerror(errno));
 	json_object_object_add(o, "regenerated", jbool(true));
 	json_object_object_add(o, "config", json_object_get(cfg));
+	regen_tpm2_said(&s, o);
 old:
 	if (c->remove_old && !unlink(old))
 		json_object_object_add(o, "old_removed", json_object_new_string(old));
@@ -885,6 +1087,16 @@ static void text_regen_entry(FILE *out, json_object *o)
 	if (res_get(o, "old"))
 		fprintf(out, "; the old JWE kept as %s", res_str(o, "old"));
 	fputc('\n', out);
+	for (size_t i = 0; i < res_count(res_get(o, "tpm2")); i++) {
+		json_object *t = json_object_array_get_idx(res_get(o, "tpm2"), i);
+		const char *which = res_count(res_get(o, "tpm2")) > 1 ? "a" : "its";
+
+		if (res_bool(t, "sealed_to_current_pcrs"))
+			fprintf(out, "  and %s tpm2 branch, with this machine's TPM, to the values PCRs %s:%s hold now: it opens only while they stay so\n",
+				which, res_str(t, "pcr_bank"), res_str(t, "pcr_ids"));
+		else
+			fprintf(out, "  and %s tpm2 branch, with this machine's TPM (no PCR policy)\n", which);
+	}
 }
 
 void text_regen(struct ctx *c, json_object *res)
