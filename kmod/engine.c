@@ -477,6 +477,8 @@ int xo_engine_register(struct xo_engine *eng)
 	int ret;
 
 	kref_init(&eng->ref);
+	mutex_init(&eng->session_lock);
+	eng->session_epoch = 0;
 	if (!eng->priv_align)
 		eng->priv_align = XO_ROOM_ALIGN;
 	eng->stats = NULL;
@@ -574,6 +576,15 @@ int xo_engine_resume(struct xo_engine *eng)
 	return n;
 }
 EXPORT_SYMBOL_GPL(xo_engine_resume);
+
+void xo_engine_sessions_lost(struct xo_engine *eng)
+{
+	/* A create or destroy in progress ends first, in the old epoch. */
+	mutex_lock(&eng->session_lock);
+	eng->session_epoch++;
+	mutex_unlock(&eng->session_lock);
+}
+EXPORT_SYMBOL_GPL(xo_engine_sessions_lost);
 
 /* Near the CPU that binds: on its NUMA node, or on none in particular. */
 static bool xo_engine_near(struct xo_engine *eng, int node)

@@ -251,6 +251,14 @@ struct xo_engine {
 	struct list_head node;
 	bool dead;			/* unregistered: accept nothing */
 	bool paused;			/* xo_engine_pause(): new requests in software */
+	/*
+	 * Session handles are created and destroyed under session_lock;
+	 * session_epoch counts the resets that lost the device's sessions
+	 * (xo_engine_sessions_lost()). A binding's handles are destroyed
+	 * only in the epoch that created them.
+	 */
+	struct mutex session_lock;
+	u32 session_epoch;
 	s64 wd_done;			/* watchdog: completions at the last look */
 	unsigned long wd_since;		/* watchdog: jiffies of the last progress */
 	atomic_t nr_sessions;		/* held by the crypto-API side */
@@ -307,6 +315,15 @@ void xo_engine_unregister(struct xo_engine *eng);
  */
 void xo_engine_pause(struct xo_engine *eng);
 int xo_engine_resume(struct xo_engine *eng);
+/*
+ * Between pause and resume, for a reset that made the device forget its
+ * sessions and that may hand out the same handles again (a virtio reset,
+ * most FLRs): the handles created before it are never passed to
+ * ops->session_destroy, so that no old binding destroys a new session
+ * that happens to get an old handle. Process context; call it once no
+ * job uses the old sessions (after the device's jobs are completed).
+ */
+void xo_engine_sessions_lost(struct xo_engine *eng);
 /*
  * The engine a key of @keylen bytes should be bound to now, with a
  * reference on it and on its module; @cur is the engine the key is bound

@@ -588,8 +588,11 @@ static unsigned int xol_expire(struct xo_engine *eng, unsigned long now)
  * destroy; jobs on them fail), and the core recreates the sessions of
  * every key bound here on resume. Jobs waiting for delay_ms or a reorder
  * batch complete as they would (on forgotten sessions: -EINVAL).
+ * reset=forget: the "device" frees its sessions as a virtio reset may, so
+ * that their handles come back for the new ones; the engine says so with
+ * xo_engine_sessions_lost(), and the core must not destroy them again.
  */
-static void xol_reset(struct xol_dev *xd)
+static void xol_reset(struct xol_dev *xd, bool forget)
 {
 	struct xol_job *lj, *tmp;
 	unsigned long flags;
@@ -605,30 +608,40 @@ static void xol_reset(struct xol_dev *xd)
 		atomic_inc(&xd->reset_failed);
 		xol_finish(xd, lj, -ESTALE);
 	}
+	/* Jobs compute under the lock: a freed session is no one's. */
 	mutex_lock(&xd->lock);
-	for (i = 0; i < XOL_SESSIONS; i++)
+	for (i = 0; i < XOL_SESSIONS; i++) {
 		xd->sessions[i].stale = true;
+		if (forget) {
+			crypto_free_sync_skcipher(xd->sessions[i].tfm);
+			WRITE_ONCE(xd->sessions[i].tfm, NULL);
+		}
+	}
 	mutex_unlock(&xd->lock);
+	if (forget)
+		xo_engine_sessions_lost(&xd->eng);
 	atomic_inc(&xd->resets);
 	xo_engine_resume(&xd->eng);
 }
 
 static int reset_set(const char *val, const struct kernel_param *kp)
 {
+	bool on = false, forget = sysfs_streq(val, "forget");
 	unsigned int i;
-	bool on;
-	int ret = kstrtobool(val, &on);
+	int ret = forget ? 0 : kstrtobool(val, &on);
 
 	if (ret)
 		return ret;
+	on |= forget;
 	/* Under the parameter lock, as gone_set(). */
 	if (!on || !xol_up)
 		return on ? -ENODEV : 0;
 	for (i = 0; i < xol_nr; i++) {
 		mutex_lock(&xol_devs[i]->stop_lock);
 		if (xol_devs[i]->registered) {
-			dev_info(xol_devs[i]->dev, "engine reset (reset=1)\n");
-			xol_reset(xol_devs[i]);
+			dev_info(xol_devs[i]->dev, "engine reset (reset=%s)\n",
+				 forget ? "forget" : "1");
+			xol_reset(xol_devs[i], forget);
 		}
 		mutex_unlock(&xol_devs[i]->stop_lock);
 	}
@@ -645,7 +658,7 @@ static const struct kernel_param_ops reset_ops = {
 
 module_param_cb(reset, &reset_ops, &reset, 0644);
 MODULE_PARM_DESC(reset,
-		 "Write 1: every engine resets as in an FLR: paused, held jobs fail with -ESTALE, sessions forgotten, then resumed with its keys' sessions recreated");
+		 "Write 1: every engine resets as in an FLR: paused, held jobs fail with -ESTALE, sessions forgotten, then resumed with its keys' sessions recreated; write forget: the same, and the sessions freed, their handles reused (xo_engine_sessions_lost())");
 
 static int gone_set(const char *val, const struct kernel_param *kp)
 {

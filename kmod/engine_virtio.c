@@ -112,6 +112,7 @@ struct xov_dev {
 	struct virtio_crypto_session_input input;
 	u8 ctrl_status;
 	bool ctrl_stuck;	/* a control request timed out */
+	bool ctrl_down;		/* suspended: no control queue until restore */
 	u8 ctrl_key[2 * AES_MAX_KEY_SIZE];
 
 	struct dentry *debugfs;	/* xts_offload/<device>/ in debugfs */
@@ -121,6 +122,7 @@ struct xov_dev {
 	 */
 	struct mutex stop_lock;
 	bool stopped;
+	bool suspended;		/* frozen with the engine paused: no queues */
 	bool stuck;		/* stopped by the watchdog: taken jobs may be half done */
 	struct work_struct retire_work;
 	struct xov_cpu_queues *cpu_queues;	/* [nr_cpu_ids] */
@@ -156,7 +158,7 @@ static int xov_ctrl_exec(struct xov_dev *xd, const void *payload,
 	int ret;
 
 	lockdep_assert_held(&xd->ctrl_lock);
-	if (READ_ONCE(xd->eng.dead))
+	if (READ_ONCE(xd->eng.dead) || xd->ctrl_down)
 		return -ENODEV;
 	if (xd->ctrl_stuck)
 		return -EIO;
@@ -566,27 +568,20 @@ static void xov_release(struct xo_engine *eng)
 }
 
 /*
- * Stop using the device: no new sessions or submissions, the device reset,
- * what it holds completed or failed back to the caller (who recomputes it
- * in software), the queues deleted. Idempotent.
+ * Reset the device and give up its queues: what it completed keeps its
+ * result, what it still held fails back to the caller (xov_drain()), the
+ * control queue refuses requests until a restore. No job may be submitted
+ * any more (the engine is unregistered or paused).
  */
-static void xov_stop(struct xov_dev *xd)
+static void xov_queues_down(struct xov_dev *xd)
 {
 	struct virtio_device *vdev = xd->vdev;
 	unsigned int i;
 
-	mutex_lock(&xd->stop_lock);
-	if (xd->stopped)
-		goto out;
-	xd->stopped = true;
-	debugfs_remove_recursive(xd->debugfs);
-	xd->debugfs = NULL;
-	/* No new sessions or submissions from here on. */
-	xo_engine_unregister(&xd->eng);
-	xov_quiesce(xd);
 	/* Let a control request in progress finish or time out. */
 	mutex_lock(&xd->ctrl_lock);
 	virtio_reset_device(vdev);
+	xd->ctrl_down = true;
 	mutex_unlock(&xd->ctrl_lock);
 
 	xov_drain(xd);
@@ -596,6 +591,28 @@ static void xov_stop(struct xov_dev *xd)
 	/* No callback can schedule them any more. */
 	for (i = 0; i < xd->nr_dataq; i++)
 		tasklet_kill(&xd->dataq[i].tasklet);
+}
+
+/*
+ * Stop using the device: no new sessions or submissions, the device reset,
+ * what it holds completed or failed back to the caller (who recomputes it
+ * in software), the queues deleted. Idempotent.
+ */
+static void xov_stop(struct xov_dev *xd)
+{
+	mutex_lock(&xd->stop_lock);
+	if (xd->stopped)
+		goto out;
+	xd->stopped = true;
+	debugfs_remove_recursive(xd->debugfs);
+	xd->debugfs = NULL;
+	/* No new sessions or submissions from here on. */
+	xo_engine_unregister(&xd->eng);
+	/* Frozen: the device is reset and its queues deleted already. */
+	if (xd->suspended)
+		goto out;
+	xov_quiesce(xd);
+	xov_queues_down(xd);
 out:
 	mutex_unlock(&xd->stop_lock);
 }
@@ -854,13 +871,7 @@ err_refused:
 	 * ends it, the drain fails it back, and the last reference frees xd
 	 * once the test's buffers are no longer the device's.
 	 */
-	virtio_reset_device(vdev);
-	xov_drain(xd);
-	for (i = 0; i < xd->nr_dataq; i++)
-		virtqueue_set_affinity(xd->dataq[i].vq, NULL);
-	vdev->config->del_vqs(vdev);
-	for (i = 0; i < xd->nr_dataq; i++)
-		tasklet_kill(&xd->dataq[i].tasklet);
+	xov_queues_down(xd);
 	vdev->priv = NULL;
 	xo_engine_put(&xd->eng);
 	return ret;
@@ -911,20 +922,80 @@ static void xov_remove(struct virtio_device *vdev)
 
 #ifdef CONFIG_PM_SLEEP
 /*
- * Suspend and hibernation. The virtio core resets the device on resume, so
- * the engine goes as on removal: requests in flight finish in software and
- * tfms move to the fallback. On resume a fresh engine is registered and
- * tfms bind to it again at their next request.
+ * Suspend and hibernation. The engine is paused, not removed: requests run
+ * in software while the machine sleeps or writes its image, and every key
+ * stays bound to it. The device is reset here (the virtio core resets it
+ * again on restore) and forgets its sessions; restore sets the queues up
+ * again and resume gives each bound key new sessions, with no known-answer
+ * test and no rebinding. An engine retired before the freeze (the device
+ * asked for a reset, or stopped answering) is removed instead, and
+ * restore probes the device anew.
  */
 static int xov_freeze(struct virtio_device *vdev)
 {
-	xov_remove(vdev);
+	struct xov_dev *xd = vdev->priv;
+
+	if (!xd)
+		return 0;
+	cancel_work_sync(&xd->retire_work);
+	mutex_lock(&xd->stop_lock);
+	if (xd->stopped) {
+		mutex_unlock(&xd->stop_lock);
+		xov_remove(vdev);
+		return 0;
+	}
+	xo_engine_pause(&xd->eng);
+	xov_quiesce(xd);
+	xov_queues_down(xd);
+	xo_engine_sessions_lost(&xd->eng);
+	xd->suspended = true;
+	mutex_unlock(&xd->stop_lock);
 	return 0;
 }
 
 static int xov_restore(struct virtio_device *vdev)
 {
-	return xov_probe(vdev);
+	struct xov_dev *xd = vdev->priv;
+	unsigned int i;
+	int ret;
+
+	if (!xd)
+		return xov_probe(vdev);
+	mutex_lock(&xd->stop_lock);
+	ret = xov_find_vqs(xd);
+	if (ret)
+		goto fail;
+	kfree(xd->cpu_queues);
+	xd->cpu_queues = NULL;
+	ret = xov_map_queues(xd);
+	if (ret) {
+		virtio_reset_device(vdev);
+		vdev->config->del_vqs(vdev);
+		for (i = 0; i < xd->nr_dataq; i++)
+			tasklet_kill(&xd->dataq[i].tasklet);
+		goto fail;
+	}
+	/* Nothing submits while paused: no queue lock needed. */
+	for (i = 0; i < xd->nr_dataq; i++)
+		xd->dataq[i].gone = false;
+	virtio_device_ready(vdev);
+	mutex_lock(&xd->ctrl_lock);
+	xd->ctrl_down = false;
+	/* The reset ended a control request the device had kept. */
+	xd->ctrl_stuck = false;
+	mutex_unlock(&xd->ctrl_lock);
+	xd->suspended = false;
+	mutex_unlock(&xd->stop_lock);
+	xo_engine_resume(&xd->eng);
+	return 0;
+
+fail:
+	mutex_unlock(&xd->stop_lock);
+	dev_err(&vdev->dev, "cannot set the device up again (%d): engine retired, requests run in software\n",
+		ret);
+	/* Suspended: xov_stop() only unregisters. */
+	xov_remove(vdev);
+	return ret;
 }
 #endif
 

@@ -81,6 +81,7 @@ struct xo_binding {
 	struct work_struct free_work;
 	u64 enc;
 	u64 dec;
+	u32 epoch;		/* the engine's session_epoch at creation */
 };
 
 struct xo_tfm_ctx {
@@ -163,8 +164,13 @@ static void xo_binding_free_work(struct work_struct *work)
 	struct xo_binding *b = container_of(work, struct xo_binding, free_work);
 	struct xo_engine *eng = b->engine;
 
-	eng->ops->session_destroy(eng, b->enc);
-	eng->ops->session_destroy(eng, b->dec);
+	/* A reset since then made the device forget them: nothing to destroy. */
+	mutex_lock(&eng->session_lock);
+	if (b->epoch == eng->session_epoch) {
+		eng->ops->session_destroy(eng, b->enc);
+		eng->ops->session_destroy(eng, b->dec);
+	}
+	mutex_unlock(&eng->session_lock);
 	atomic_sub(2, &eng->nr_sessions);
 	xo_sessions_held(eng, -2);
 	percpu_ref_exit(&b->users);
@@ -236,14 +242,17 @@ static struct xo_binding *xo_new_binding(struct xo_engine *eng, const u8 *key,
 		goto err_free;
 	b->engine = eng;
 	INIT_WORK(&b->free_work, xo_binding_free_work);
+	mutex_lock(&eng->session_lock);
+	b->epoch = eng->session_epoch;
 	ret = eng->ops->session_create(eng, key, keylen, true, &b->enc);
+	if (!ret) {
+		ret = eng->ops->session_create(eng, key, keylen, false, &b->dec);
+		if (ret)
+			eng->ops->session_destroy(eng, b->enc);
+	}
+	mutex_unlock(&eng->session_lock);
 	if (ret)
 		goto err_ref;
-	ret = eng->ops->session_create(eng, key, keylen, false, &b->dec);
-	if (ret) {
-		eng->ops->session_destroy(eng, b->enc);
-		goto err_ref;
-	}
 	xo_sessions_held(eng, 2);
 	return b;
 

@@ -9,7 +9,7 @@
 # xts-aes-aesni's, every AF_ALG result with the kernel's software xts.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xts-lib.sh"
-plan 68
+plan 74
 
 MIB=1048576
 DATA_MIB=4
@@ -177,6 +177,30 @@ check "write 4 MiB again and read it back" write_verify lbt /tmp/plain
 expect_ge "the binding stayed: the same engine does it (requests +$(($(lb requests) - r0)))" \
 	$(($(lb requests) - r0)) $((2 * sectors))
 expect_eq "virtio-crypto did none of it" 0 $(($(xo_dev_counter requests) - v0))
+
+# 6b. A reset whose "device" frees its sessions (reset=forget), as a virtio
+# reset may: the key's new sessions get the old handles back. The engine
+# says so (xo_engine_sessions_lost()), so retiring the old binding must not
+# destroy them: everything after it runs on the engine without an error.
+# The key's sessions sit in slots 2 and 3 after reset=1 (it kept 0 and 1 for
+# the old ones); a first reset=forget puts them in 0 and 1, the second gives
+# those very handles to the new sessions.
+e0=$(lb fallback_error)
+echo forget >"$LB/reset"
+wait_until 10 sessions_2 || diag "after a first reset=forget: $(lb sessions) sessions"
+echo "28-xts-engine-api: reset forget" >/dev/kmsg
+echo forget >"$LB/reset"
+check "reset=forget: the log says the key's sessions were recreated" \
+	sh -c "dmesg | sed -n '/28-xts-engine-api: reset forget/,\$p' | grep -q 'engine resumed: sessions of 1 keys recreated'"
+wait_until 10 sessions_2
+result "the old binding retired, 2 sessions held ($(lb sessions))" $?
+r0=$(lb requests)
+check "write 4 MiB and read it back after reset=forget" write_verify lbt /tmp/plain
+expect_ge "the engine does it (requests +$(($(lb requests) - r0)))" \
+	$(($(lb requests) - r0)) $((2 * sectors))
+expect_eq "no request met a destroyed session (fallback_error +$(($(lb fallback_error) - e0)))" \
+	0 $(($(lb fallback_error) - e0))
+check "raw ciphertext equals xts-aes-aesni's" same_as_reference /tmp/plain
 
 # 7. The engine vanishes (gone=1) with jobs held and a backlog: the held
 # jobs fail -ESTALE (recomputed), what waited runs in software.
