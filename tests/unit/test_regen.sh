@@ -26,6 +26,10 @@ expect() {
 grep_file() {
 	if grep -q -- "$3" "$2"; then ok "$1"; else not_ok "$1"; sed 's/^/# /' "$2"; fi
 }
+# unreplaced DESC JWE BEFORE: JWE is as BEFORE, and no JWE.new or JWE.old is left.
+unreplaced() {
+	if cmp -s "$2" "$3" && [ ! -e "$2.new" ] && [ ! -e "$2.old" ]; then ok "$1"; else not_ok "$1"; fi
+}
 # tpm_up DESC: the swtpm start_swtpm started answers (bounded wait)
 tpm_up() {
 	_i=0
@@ -240,11 +244,7 @@ kill "$SWTPM_PID"
 while kill -0 "$SWTPM_PID" 2>/dev/null; do sleep 0.1; done	# its state directory's lock
 expect_rc "regen with the TPM gone: exit 13" 13 "$OPALCTL" regen --jwe "$T/keys/both.jwe"
 grep_file "the message says the tpm2 branch needs this machine's TPM" "$T/err" "needs this machine's TPM"
-if cmp -s "$T/keys/both.jwe" "$T/both.before" && [ ! -e "$T/keys/both.jwe.new" ] && [ ! -e "$T/keys/both.jwe.old" ]; then
-	ok "nothing replaced, no .new or .old left"
-else
-	not_ok "nothing replaced, no .new or .old left"
-fi
+unreplaced "nothing replaced, no .new or .old left" "$T/keys/both.jwe" "$T/both.before"
 start_swtpm	# the same state directory: the same TPM
 tpm_up "the swtpm answers again"
 
@@ -323,11 +323,7 @@ for f in null nested nohash; do
 	cp "$T/keys/$f.jwe" "$T/$f.before"
 	expect_rc "regen refuses $f.jwe: exit 1" 1 "$OPALCTL" regen --jwe "$T/keys/$f.jwe"
 	grep_file "and says to bind a new slot with the Admin1 key" "$T/err" "bind a new slot with the Admin1 key"
-	if cmp -s "$T/keys/$f.jwe" "$T/$f.before" && [ ! -e "$T/keys/$f.jwe.new" ] && [ ! -e "$T/keys/$f.jwe.old" ]; then
-		ok "nothing replaced"
-	else
-		not_ok "nothing replaced"
-	fi
+	unreplaced "nothing replaced" "$T/keys/$f.jwe" "$T/$f.before"
 done
 
 # A tpm2-only slot: nothing to rotate.
