@@ -736,3 +736,14 @@ void xo_engine_complete(struct xo_job *job, int err)
 	job->done(job, err);
 }
 EXPORT_SYMBOL_GPL(xo_engine_complete);
+
+void xo_engine_complete_bh(struct xo_job *job, int err)
+{
+	struct xo_engine *eng = job->engine;
+
+	xo_stats_add(eng->stats, XO_STAT_IN_FLIGHT, -1);
+	xo_stats_add(eng->stats, XO_STAT_ASYNC, 1);
+	xo_engine_account(eng, job->len, err);
+	(job->done_bh ?: job->done)(job, err);
+}
+EXPORT_SYMBOL_GPL(xo_engine_complete_bh);

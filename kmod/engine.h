@@ -105,6 +105,12 @@ struct xo_job {
 	 * dst does not overlap src; an in-place one fails with -EIO.
 	 */
 	void (*done)(struct xo_job *job, int err);
+	/*
+	 * The core's too, through xo_engine_complete_bh(): the same, from the
+	 * engine's own bottom half, where the core may complete a request
+	 * whose callback only ends I/O. NULL: done is called instead.
+	 */
+	void (*done_bh)(struct xo_job *job, int err);
 	/* priv_size bytes for the engine, aligned to its priv_align. */
 	void *priv;
 };
@@ -361,6 +367,14 @@ void xo_engines_changed(void);
 /* One line per registered engine: device and driver names. */
 void xo_engines_print(struct seq_file *m);
 void xo_engine_complete(struct xo_job *job, int err);
+/*
+ * As xo_engine_complete(), from the engine's own bottom half: its
+ * interrupt's tasklet or softirq (or its threaded interrupt handler), never
+ * inside a submit call, with no lock held that the core or a caller may
+ * take. There the core completes a decryption that went well at once,
+ * without its completion workers' wakeup and context switches.
+ */
+void xo_engine_complete_bh(struct xo_job *job, int err);
 s64 xo_engine_in_flight(struct xo_engine *eng);
 
 #endif /* XTS_OFFLOAD_ENGINE_H */

@@ -303,19 +303,24 @@ static void xov_collect(struct xov_dataq *dq)
 	} while (!virtqueue_enable_cb(dq->vq));
 }
 
-static void xov_complete_list(struct list_head *done)
+/* @bh: from the tasklet, not inside a submit call (xo_engine_complete_bh()). */
+static void xov_complete_list(struct list_head *done, bool bh)
 {
 	struct xo_job *job, *tmp;
 
 	list_for_each_entry_safe(job, tmp, done, node) {
 		list_del(&job->node);
-		xo_engine_complete(job, xov_job_status(job));
+		if (bh)
+			xo_engine_complete_bh(job, xov_job_status(job));
+		else
+			xo_engine_complete(job, xov_job_status(job));
 	}
 }
 
 /*
- * The interrupt's completions: handed to the core (which runs the callers'
- * callbacks from its completion worker), in softirq context.
+ * The interrupt's completions, in softirq context: handed to the core,
+ * which completes decryptions here and runs the other callbacks from its
+ * completion workers.
  */
 static void xov_dataq_tasklet(struct tasklet_struct *t)
 {
@@ -328,7 +333,7 @@ static void xov_dataq_tasklet(struct tasklet_struct *t)
 	list_splice_init(&dq->done, &done);
 	spin_unlock_irqrestore(&dq->lock, flags);
 
-	xov_complete_list(&done);
+	xov_complete_list(&done, true);
 }
 
 static void xov_dataq_cb(struct virtqueue *vq)
@@ -360,7 +365,7 @@ static void xov_complete_reaped(struct xov_dataq *dq, struct list_head *done)
 		return;
 	}
 	local_bh_disable();
-	xov_complete_list(done);
+	xov_complete_list(done, false);
 	local_bh_enable();
 }
 
@@ -527,7 +532,7 @@ static void xov_drain(struct xov_dev *xd)
 	}
 	/* As from the tasklet. */
 	local_bh_disable();
-	xov_complete_list(&done);
+	xov_complete_list(&done, false);
 	while ((job = list_first_entry_or_null(&lost, struct xo_job, node))) {
 		list_del(&job->node);
 		xo_engine_complete(job, -ESTALE);

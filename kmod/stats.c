@@ -53,6 +53,7 @@ static const char * const xo_stat_names[XO_NR_STATS] = {
 	[XO_STAT_SESSIONS_EXHAUSTED] = "sessions_exhausted",
 	[XO_STAT_BACKLOGGED] = "backlogged",
 	[XO_STAT_TIMEOUTS] = "timeouts",
+	[XO_STAT_BH] = "completed_bh",
 };
 
 s64 xo_stats_sum(struct xo_stats __percpu *s, enum xo_stat i)
@@ -74,7 +75,7 @@ static DEFINE_SPINLOCK(xo_tracked_lock);
 /* The counters the request path keeps per engine only. */
 #define XO_ENGINE_ONLY_STATS (BIT(XO_STAT_REQUESTS) | BIT(XO_STAT_BYTES) | \
 			      BIT(XO_STAT_ERRORS) | BIT(XO_STAT_IN_FLIGHT) | \
-			      BIT(XO_STAT_ASYNC))
+			      BIT(XO_STAT_ASYNC) | BIT(XO_STAT_BH))
 static LIST_HEAD(xo_tracked);
 static s64 xo_retired[XO_NR_STATS];
 

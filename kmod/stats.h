@@ -3,7 +3,7 @@
  * Counters: per engine and in total, per CPU on the request path, summed
  * when read (per device through sysfs, the rest through debugfs: see
  * stats.c). What an engine does on the request path (requests, bytes,
- * errors, in_flight, completed_async) goes to the engine's counters only:
+ * errors, in_flight, completed_async, completed_bh) goes to the engine's counters only:
  * reading such a total adds up the engines' counters, and an engine's are
  * folded into the totals when it is freed. The other counters are added to
  * the totals, and to the engine's where they concern one, where they occur.
@@ -32,6 +32,7 @@ enum xo_stat {
 	XO_STAT_SESSIONS_EXHAUSTED, /* keys refused a session: cap or device full */
 	XO_STAT_BACKLOGGED,	/* waited in the engine's backlog (queue full) */
 	XO_STAT_TIMEOUTS,	/* jobs the engine aborted past their deadline */
+	XO_STAT_BH,		/* of completed_async, completed in the engine's bottom half */
 	XO_NR_STATS
 };
 

@@ -626,7 +626,9 @@ static void xo_job_finish(struct xo_req_ctx *rctx, int err)
  * found other jobs finished (inside another request's submission). The
  * request's callback is not run there: the job goes on this CPU's list and
  * the CPU's completion workers run the callbacks in process context, bottom
- * halves enabled, as the caller would see them from a thread.
+ * halves enabled, as the caller would see them from a thread. (One
+ * exception: a decryption that went well, reported from the engine's own
+ * bottom half, completes there; see xo_job_done_bh().)
  *
  * Callers may start I/O from the callback: dm-crypt without its write
  * workqueue submits the encrypted bio from it (submit_bio_noacct() may
@@ -730,6 +732,43 @@ static void xo_queue_done(struct xo_req_ctx *rctx, int err)
 static void xo_job_done(struct xo_job *job, int err)
 {
 	xo_queue_done(container_of(job, struct xo_req_ctx, eng.job), err);
+}
+
+/*
+ * The engine's xo_engine_complete_bh(): its own bottom half, outside any
+ * submit call. A decryption that went well completes right here, in
+ * softirq context, as hardware crypto drivers complete: its callers end
+ * I/O from the callback and start none (dm-crypt's reads end the bio,
+ * which the block layer allows in interrupt context; AF_ALG and fscrypt
+ * wake a waiter), so nothing there needs a process. What a caller may
+ * start I/O from, encryptions (dm-crypt without its write workqueue
+ * submits the bio), goes to the completion workers, and so do failures
+ * (recomputed in software) and completions while requests wait in the
+ * engine's backlog (the workers feed it).
+ */
+static void xo_job_done_bh(struct xo_job *job, int err)
+{
+	struct xo_req_ctx *rctx = container_of(job, struct xo_req_ctx, eng.job);
+	struct xo_binding *b = rctx->binding;
+
+	if (rctx->encrypt || err || rctx->backlogged) {
+		xo_queue_done(rctx, err);
+		return;
+	}
+	/*
+	 * The engine made room before this completion: either a submitter
+	 * about to add to the backlog finds it (its retry), or this sees the
+	 * submitter's count. Pairs with the barrier in xo_backlog_add().
+	 */
+	smp_mb();
+	if (unlikely(atomic_read(&b->engine->nr_backlog))) {
+		xo_queue_done(rctx, err);
+		return;
+	}
+	xo_stats_add(b->engine->stats, XO_STAT_BH, 1);
+	skcipher_request_complete(xo_req_of(rctx), 0);
+	/* As in xo_job_finish(): last; req may be gone already. */
+	percpu_ref_put(&b->users);
 }
 
 /*
@@ -1039,6 +1078,7 @@ static noinline int xo_offload(struct skcipher_request *req,
 	job->len = len;
 	job->encrypt = encrypt;
 	job->done = xo_job_done;
+	job->done_bh = xo_job_done_bh;
 	job->iv = req->iv;
 
 	may_backlog = req->base.flags & CRYPTO_TFM_REQ_MAY_BACKLOG;

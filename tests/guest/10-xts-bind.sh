@@ -44,7 +44,7 @@ if [ -e /sys/kernel/xts_offload ]; then
 else
 	ok "no /sys/kernel/xts_offload (sysfs ABI)"
 fi
-expect_eq "debugfs: a total per counter, engines, inject_errors" "17 yes yes" \
+expect_eq "debugfs: a total per counter, engines, inject_errors" "18 yes yes" \
 	"$(ls "$XO_DEBUGFS/stats" | wc -l) $([ -r "$XO_DEBUGFS/engines" ] && echo yes) $([ -w "$XO_DEBUGFS/inject_errors" ] && echo yes)"
 if [ -e "$XO_DRV/$vdev" ]; then
 	ok "$vdev is bound to xts_offload ($XO_DRV/$vdev)"

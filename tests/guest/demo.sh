@@ -52,7 +52,7 @@ echo "the ramdisk holds ciphertext (raw device differs from the data)"
 step "Counters: /sys/kernel/debug/xts_offload/stats (all engines; debugfs)"
 for c in requests bytes errors in_flight fallback_small fallback_keysize \
 	fallback_length fallback_layout fallback_inplace fallback_busy fallback_noengine \
-	fallback_error completed_async backlogged timeouts; do
+	fallback_error completed_async completed_bh backlogged timeouts; do
 	printf '  %-18s %s\n' "$c" "$(xo_total "$c")"
 done
 echo "per device (/sys/bus/virtio/devices/$vdev/xts_offload): requests $(xo_dev_counter requests), bytes $(xo_dev_counter bytes)"
