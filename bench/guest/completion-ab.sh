@@ -30,11 +30,14 @@ dd if=/dev/zero of=/dev/ram0 bs=1M count="$MIB" oflag=direct 2>/dev/null
 grep -q ' /sys/kernel/debug debugfs ' /proc/mounts ||
 	mount -t debugfs debugfs /sys/kernel/debug
 
+# The first CPU's tick_sched lines read ".idle_sleeptime : N nsecs" and
+# ".iowait_sleeptime: N nsecs" (a field width of 15): the number is the
+# field before "nsecs". %.0f: busybox awk's %d stops at 2^31.
 busy_ns() {
 	awk '/^now at/ { now = $3 }
-	     /idle_sleeptime/ && !i { idle = $3; i = 1 }
-	     /iowait_sleeptime/ && !w { io = $3; w = 1 }
-	     END { printf "%d\n", now - idle - io }' /proc/timer_list
+	     /\.idle_sleeptime/ && !i { idle = $(NF - 1); i = 1 }
+	     /\.iowait_sleeptime/ && !w { io = $(NF - 1); w = 1 }
+	     END { printf "%.0f\n", now - idle - io }' /proc/timer_list
 }
 
 stat() { cat "$DBG/stats/$1"; }
