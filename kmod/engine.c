@@ -726,24 +726,26 @@ s64 xo_engine_in_flight(struct xo_engine *eng)
 }
 EXPORT_SYMBOL_GPL(xo_engine_in_flight);
 
-void xo_engine_complete(struct xo_job *job, int err)
+/* A job the engine submitted is done: out of flight, into the counters. */
+static void xo_engine_job_left(struct xo_job *job, int err)
 {
 	struct xo_engine *eng = job->engine;
 
 	xo_stats_add(eng->stats, XO_STAT_IN_FLIGHT, -1);
 	xo_stats_add(eng->stats, XO_STAT_ASYNC, 1);
 	xo_engine_account(eng, job->len, err);
+}
+
+void xo_engine_complete(struct xo_job *job, int err)
+{
+	xo_engine_job_left(job, err);
 	job->done(job, err);
 }
 EXPORT_SYMBOL_GPL(xo_engine_complete);
 
 void xo_engine_complete_bh(struct xo_job *job, int err)
 {
-	struct xo_engine *eng = job->engine;
-
-	xo_stats_add(eng->stats, XO_STAT_IN_FLIGHT, -1);
-	xo_stats_add(eng->stats, XO_STAT_ASYNC, 1);
-	xo_engine_account(eng, job->len, err);
+	xo_engine_job_left(job, err);
 	(job->done_bh ?: job->done)(job, err);
 }
 EXPORT_SYMBOL_GPL(xo_engine_complete_bh);
