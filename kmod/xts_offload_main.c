@@ -51,12 +51,6 @@ MODULE_PARM_DESC(max_sessions,
 		 "Device sessions this module holds per engine, two per key (default 256); keys beyond run in software and count in sessions_exhausted");
 
 /*
- * The completion workers' bursts (see struct xo_done_queue) run here, in
- * process context; writeback can depend on them, hence WQ_MEM_RECLAIM,
- * and nothing else runs here that could hold them up.
- */
-static struct workqueue_struct *xo_wq;
-/*
  * The destruction of retired bindings' sessions, which may allocate and
  * wait for the device (seconds, on a control queue that times out), runs
  * here, off the reclaim path. Binding, which does the same to create
@@ -648,15 +642,22 @@ static void xo_job_finish(struct xo_req_ctx *rctx, int err)
  *    submissions left, in one wakeup. Created with the module for each
  *    possible CPU, kept on that CPU's NUMA node but not bound to the CPU
  *    (CPU hotplug would strand it);
- *  - a work item on xo_wq (high priority, which preempts the running task
- *    at once), queued every XO_DONE_BURST jobs, so that a submitter that
- *    keeps submitting does not hold back more completions than that. Its
- *    callers allocate per request and free in the callback (dm-crypt: a
- *    request per sector, from kmalloc): completions held back by the
- *    hundred cost them fresh slab pages, cleared with init_on_alloc.
- * Waking the work item at every interrupt instead, as before, cost a
- * wakeup and two context switches per handful of jobs; the thread alone
- * let a 1 MiB bio's 2048 requests of 512 bytes wait (see "Completion in
+ *  - a second kernel thread, the kick, SCHED_FIFO at the lowest priority
+ *    (sched_set_fifo_low(), as crypto_engine's real-time workers), woken
+ *    every XO_DONE_BURST jobs queued. Its wakeup preempts a fair-class
+ *    submitter at its next scheduling point, so a submitter that keeps
+ *    submitting does not hold back more completions than that; it takes
+ *    the list once per wakeup and sleeps again, leaving any later tail to
+ *    the first thread. Its callers allocate per request and free in the
+ *    callback (dm-crypt: a request per sector, from kmalloc): completions
+ *    held back by the hundred cost them fresh slab pages, cleared with
+ *    init_on_alloc.
+ * Waking a high-priority work item at every interrupt instead, as before,
+ * cost a wakeup and two context switches per handful of jobs; the first
+ * thread alone let a 1 MiB bio's 2048 requests of 512 bytes wait. A
+ * high-priority work item every XO_DONE_BURST jobs did not preempt on
+ * 6.12: EEVDF lets the running task finish its slice first (run to
+ * parity), so the list grew past a thousand jobs (see "Completion in
  * process context: the cost" in Documentation/xts-offload.md). The count
  * is per CPU, updated with preemption off and reset by whichever worker
  * runs, on any CPU: a lost update only moves the next kick.
@@ -666,8 +667,8 @@ static void xo_job_finish(struct xo_req_ctx *rctx, int err)
 struct xo_done_queue {
 	struct llist_head jobs;
 	unsigned int queued;		/* jobs since a worker last took the list */
-	struct task_struct *thread;
-	struct work_struct work;
+	struct task_struct *thread;	/* SCHED_BATCH: the tail of a burst */
+	struct task_struct *kick;	/* SCHED_FIFO, low: every XO_DONE_BURST */
 };
 
 static DEFINE_PER_CPU(struct xo_done_queue, xo_done_queues);
@@ -685,9 +686,20 @@ static void xo_done_run(struct xo_done_queue *q)
 	}
 }
 
-static void xo_done_work(struct work_struct *work)
+/* One pass per wakeup; a wakeup while it runs is the first thread's. */
+static int xo_kick_thread(void *data)
 {
-	xo_done_run(container_of(work, struct xo_done_queue, work));
+	struct xo_done_queue *q = data;
+
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+		xo_done_run(q);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
 }
 
 static int xo_done_thread(void *data)
@@ -723,8 +735,8 @@ static void xo_queue_done(struct xo_req_ctx *rctx, int err)
 		wake_up_process(q->thread);
 	n = READ_ONCE(q->queued) + 1;
 	WRITE_ONCE(q->queued, n);
-	if (n >= XO_DONE_BURST)
-		queue_work_on(smp_processor_id(), xo_wq, &q->work);
+	if (!(n % XO_DONE_BURST))
+		wake_up_process(q->kick);
 	put_cpu_ptr(&xo_done_queues);
 }
 
@@ -890,50 +902,74 @@ static void xo_done_threads_stop(void)
 	for_each_possible_cpu(cpu) {
 		struct xo_done_queue *q = per_cpu_ptr(&xo_done_queues, cpu);
 
+		if (q->kick)
+			kthread_stop(q->kick);
+		q->kick = NULL;
 		if (q->thread)
 			kthread_stop(q->thread);
 		q->thread = NULL;
 	}
 }
 
-static int xo_done_threads_start(void)
+/*
+ * One of @q's threads: @policy applied, kept on @cpu's NUMA node (any
+ * CPU when none of the node's is up) but not bound to @cpu, which CPU
+ * hotplug would strand; started.
+ */
+static struct task_struct *xo_done_thread_start(struct xo_done_queue *q,
+						int cpu, int (*fn)(void *),
+						const char *name, int policy)
 {
 	struct sched_attr attr = {
 		.size = sizeof(attr),
-		.sched_policy = SCHED_BATCH,
+		.sched_policy = policy,
 	};
-	int cpu, ret;
+	int node = cpu_to_node(cpu);
+	struct task_struct *t;
+	int ret = 0;
+
+	t = kthread_create_on_node(fn, q, node, "%s/%d", name, cpu);
+	if (IS_ERR(t))
+		return t;
+	if (policy == SCHED_FIFO)
+		sched_set_fifo_low(t);
+	else
+		ret = sched_setattr_nocheck(t, &attr);
+	if (ret) {
+		kthread_stop(t);
+		return ERR_PTR(ret);
+	}
+	if (node != NUMA_NO_NODE)
+		set_cpus_allowed_ptr(t, cpumask_of_node(node));
+	wake_up_process(t);
+	return t;
+}
+
+static int xo_done_threads_start(void)
+{
+	struct task_struct *t;
+	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct xo_done_queue *q = per_cpu_ptr(&xo_done_queues, cpu);
-		int node = cpu_to_node(cpu);
-		struct task_struct *t;
 
 		init_llist_head(&q->jobs);
-		INIT_WORK(&q->work, xo_done_work);
-		t = kthread_create_on_node(xo_done_thread, q, node,
-					   "xts_offload/%d", cpu);
-		if (IS_ERR(t)) {
-			ret = PTR_ERR(t);
+		t = xo_done_thread_start(q, cpu, xo_done_thread, "xts_offload",
+					 SCHED_BATCH);
+		if (IS_ERR(t))
 			goto err;
-		}
 		q->thread = t;
-		ret = sched_setattr_nocheck(t, &attr);
-		if (ret) {
-			kthread_stop(t);
-			q->thread = NULL;
+		t = xo_done_thread_start(q, cpu, xo_kick_thread, "xo_kick",
+					 SCHED_FIFO);
+		if (IS_ERR(t))
 			goto err;
-		}
-		/* Its node's CPUs; any, when none of them is up. */
-		if (node != NUMA_NO_NODE)
-			set_cpus_allowed_ptr(t, cpumask_of_node(node));
-		wake_up_process(t);
+		q->kick = t;
 	}
 	return 0;
 
 err:
 	xo_done_threads_stop();
-	return ret;
+	return PTR_ERR(t);
 }
 
 /*
@@ -1044,7 +1080,7 @@ static noinline int xo_offload(struct skcipher_request *req,
 	 * sleep waits for the binding (bounded by the engine's session
 	 * timeouts) rather than run in software; others queue the rebind.
 	 */
-	if (unlikely(xo_bind_due(ctx)) && (req->base.flags & CRYPTO_TFM_REQ_MAY_SLEEP))
+	if ((req->base.flags & CRYPTO_TFM_REQ_MAY_SLEEP) && unlikely(xo_bind_due(ctx)))
 		xo_bind_sync(ctx);
 
 	rcu_read_lock();
@@ -1288,12 +1324,9 @@ static int __init xo_module_init(void)
 {
 	int ret;
 
-	xo_wq = alloc_workqueue("xts_offload", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
-	if (!xo_wq)
-		return -ENOMEM;
 	ret = xo_done_threads_start();
 	if (ret)
-		goto err_wq;
+		return ret;
 	xo_free_wq = alloc_workqueue("xts_offload_free", 0, 0);
 	if (!xo_free_wq) {
 		ret = -ENOMEM;
@@ -1310,8 +1343,6 @@ err_free_wq:
 	destroy_workqueue(xo_free_wq);
 err_threads:
 	xo_done_threads_stop();
-err_wq:
-	destroy_workqueue(xo_wq);
 	return ret;
 }
 
@@ -1327,11 +1358,9 @@ static void __exit xo_module_exit(void)
 	 */
 	rcu_barrier();
 	xo_done_threads_stop();
-	flush_workqueue(xo_wq);
 	flush_workqueue(xo_free_wq);
 	xo_engines_exit();
 	destroy_workqueue(xo_free_wq);
-	destroy_workqueue(xo_wq);
 	xo_sysfs_exit();
 }
 
