@@ -42,9 +42,13 @@ busy_ns() {
 
 stat() { cat "$DBG/stats/$1"; }
 
+# Neither build may stay loaded: modprobe would then keep the other one
+# and measure it under this build's name.
 unload() {
-	rmmod xts_offload_virtio 2>/dev/null || true
-	rmmod xts_offload 2>/dev/null || true
+	for _m in xts_offload_virtio xts_offload; do
+		[ -d "/sys/module/$_m" ] || continue
+		rmmod "$_m" || { echo "AB-ERROR: cannot unload $_m" >&2; exit 1; }
+	done
 }
 
 # load A|B: the core with threshold=0 and the virtio engine, bound.
