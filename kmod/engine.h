@@ -369,10 +369,13 @@ void xo_engines_print(struct seq_file *m);
 void xo_engine_complete(struct xo_job *job, int err);
 /*
  * As xo_engine_complete(), from the engine's own bottom half: its
- * interrupt's tasklet or softirq (or its threaded interrupt handler), never
- * inside a submit call, with no lock held that the core or a caller may
- * take. There the core completes a decryption that went well at once,
- * without its completion workers' wakeup and context switches.
+ * interrupt's tasklet or softirq (or its threaded interrupt handler), with
+ * no lock held that the core or a caller may take; never called by a submit
+ * call itself. (That bottom half may run on top of a submit call its
+ * interrupt interrupted, as any device's does, and complete that very job
+ * before submit returns: the core and its callers allow for that.) There
+ * the core completes a decryption that went well at once, without its
+ * completion workers' wakeup and context switches.
  */
 void xo_engine_complete_bh(struct xo_job *job, int err);
 s64 xo_engine_in_flight(struct xo_engine *eng);

@@ -58,13 +58,6 @@ struct xov_job {
 	} __packed out;
 	struct scatterlist out_sg;
 	struct scatterlist status_sg;
-	/*
-	 * Under the queue lock. While submitter_waits, whoever takes the job
-	 * off the ring only sets reaped: the submitter then returns the
-	 * result itself, so a job is completed exactly once.
-	 */
-	bool submitter_waits;
-	bool reaped;
 	/* What the device writes. */
 	struct {
 		u8 status;
@@ -278,10 +271,7 @@ static int xov_job_status(struct xo_job *job)
 	}
 }
 
-/*
- * Under dq->lock: take what the device finished off the ring. Jobs whose
- * submitter is still deciding are only marked; the rest go to dq->done.
- */
+/* Under dq->lock: take what the device finished off the ring, to dq->done. */
 static void xov_collect(struct xov_dataq *dq)
 {
 	struct xo_job *job;
@@ -292,14 +282,8 @@ static void xov_collect(struct xov_dataq *dq)
 		return;
 	do {
 		virtqueue_disable_cb(dq->vq);
-		while ((job = virtqueue_get_buf(dq->vq, &len))) {
-			struct xov_job *vj = xov_job_of(job);
-
-			if (vj->submitter_waits)
-				vj->reaped = true;
-			else
-				list_add_tail(&job->node, &dq->done);
-		}
+		while ((job = virtqueue_get_buf(dq->vq, &len)))
+			list_add_tail(&job->node, &dq->done);
 	} while (!virtqueue_enable_cb(dq->vq));
 }
 
@@ -346,30 +330,6 @@ static void xov_dataq_cb(struct virtqueue *vq)
 }
 
 /*
- * A submitter took other jobs off the ring: hand them to the core here
- * (which only queues them for its completion worker: no caller's callback
- * runs inside this submit call), with bottom halves off as in the tasklet,
- * instead of scheduling the tasklet (in process context a softirq raise,
- * and without bottom halves disabled a ksoftirqd wakeup). Where that cannot
- * be done (hard interrupt context, interrupts off), the tasklet does it.
- */
-static void xov_complete_reaped(struct xov_dataq *dq, struct list_head *done)
-{
-	unsigned long flags;
-
-	if (in_hardirq() || irqs_disabled()) {
-		spin_lock_irqsave(&dq->lock, flags);
-		list_splice(done, &dq->done);
-		spin_unlock_irqrestore(&dq->lock, flags);
-		tasklet_schedule(&dq->tasklet);
-		return;
-	}
-	local_bh_disable();
-	xov_complete_list(done, false);
-	local_bh_enable();
-}
-
-/*
  * sg_init_one(), with the entry cleared inline: sg_init_table() calls the
  * out-of-line memset, which for 32 bytes costs more than the rest of it
  * (with ERMS a rep stosb per byte), twice per request.
@@ -405,7 +365,6 @@ static int xov_submit(struct xo_engine *eng, struct xo_job *job)
 	struct xov_dataq *dq;
 	unsigned long flags;
 	unsigned int descs;
-	LIST_HEAD(done);
 	bool notify;
 	int ret;
 
@@ -447,39 +406,29 @@ static int xov_submit(struct xo_engine *eng, struct xo_job *job)
 		ret = -ENOSPC;
 		goto unlock;
 	}
-	vj->submitter_waits = true;
-	vj->reaped = false;
 	ret = virtqueue_add_sgs(dq->vq, sgs, 2, 2, job, GFP_ATOMIC);
 	if (ret) {
-		vj->submitter_waits = false;
 		/* -ENOSPC: ring full; -EIO: ring broken, i.e. device gone. */
 		if (ret != -ENOSPC)
 			ret = -ENODEV;
 		goto unlock;
 	}
 	dq->submitted++;
-	virtqueue_disable_cb(dq->vq);
 	notify = virtqueue_kick_prepare(dq->vq);
 	spin_unlock_irqrestore(&dq->lock, flags);
 	if (notify)
 		virtqueue_notify(dq->vq);
-
 	/*
-	 * A device that is done by the time the notify returns (emulated
-	 * synchronously, or simply fast) is answered here, synchronously:
-	 * no interrupt and no asynchronous completion for this request.
-	 * Otherwise the job completes later, from the tasklet.
+	 * Always asynchronous: the job completes from the tasklet, which the
+	 * interrupt schedules, and a submitter takes nothing off the ring. A
+	 * submitter that did (its own job, if the device was done by the time
+	 * the notify returned, and the others it found) cost every submit a
+	 * second round on the queue lock, and sent the others through the
+	 * completion workers, decryptions included, where the tasklet
+	 * completes those in the bottom half (see "The submitter takes nothing
+	 * off the ring" in Documentation/xts-offload.md).
 	 */
-	spin_lock_irqsave(&dq->lock, flags);
-	xov_collect(dq);
-	vj->submitter_waits = false;
-	ret = vj->reaped ? xov_job_status(job) : -EINPROGRESS;
-	list_splice_init(&dq->done, &done);
-	spin_unlock_irqrestore(&dq->lock, flags);
-	/* Other jobs only: this one, if reaped, is answered by ret. */
-	if (!list_empty(&done))
-		xov_complete_reaped(dq, &done);
-	return ret;
+	return -EINPROGRESS;
 
 unlock:
 	spin_unlock_irqrestore(&dq->lock, flags);
