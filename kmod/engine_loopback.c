@@ -37,6 +37,11 @@
  *   delay_ms=N                     answer N ms late
  *   reorder=N                      hold up to N jobs, answer the last
  *                                  submitted first
+ *   inline_done=1                  report finished jobs from within the
+ *                                  next submit call (another job's), as
+ *                                  a driver that reaps its ring when it
+ *                                  submits; what no submit call takes
+ *                                  within a tick, from the workqueue
  *   queue_depth=N                  at most N jobs in flight per engine:
  *                                  submit reports a full queue beyond
  *   fail_written=N                 the next N jobs write dst, then fail
@@ -176,6 +181,11 @@ module_param(reorder, uint, 0644);
 MODULE_PARM_DESC(reorder,
 		 "Hold up to N jobs (or delay_ms, at least a tick) and complete them last submitted first (default 0: in order)");
 
+static bool inline_done;
+module_param(inline_done, bool, 0644);
+MODULE_PARM_DESC(inline_done,
+		 "Report finished jobs from within the next submit call (another job's), as a driver that reaps its ring when it submits; what no submit call takes within a tick is reported from the workqueue (default no)");
+
 static unsigned int queue_depth;
 module_param(queue_depth, uint, 0644);
 MODULE_PARM_DESC(queue_depth,
@@ -208,9 +218,10 @@ struct xol_session {
 
 struct xol_job {
 	struct delayed_work dw;
-	struct list_head held;		/* hang, reorder: waiting */
+	struct list_head held;		/* hang, reorder: waiting; inline_done: done */
 	struct xo_job *job;
 	u64 seq;			/* submission order */
+	int err;			/* inline_done: the result, not reported yet */
 	u8 iv[XTS_BLOCK_SIZE];
 };
 
@@ -230,8 +241,10 @@ struct xol_dev {
 	struct mutex lock;		/* sessions[] against create/destroy */
 	struct xol_session sessions[XOL_SESSIONS];
 	struct completion released;
-	spinlock_t held_lock;		/* held, batch, seq, done_seq */
+	spinlock_t held_lock;		/* held, batch, finished, seq, done_seq */
 	struct list_head held;		/* hang */
+	struct list_head finished;	/* inline_done: computed, not reported */
+	struct delayed_work reap_work;	/* inline_done: what no submit took */
 	struct list_head batch;		/* reorder */
 	unsigned int nr_batch;
 	struct delayed_work batch_work;
@@ -242,6 +255,7 @@ struct xol_dev {
 	wait_queue_head_t idle;		/* jobs reached 0 */
 	atomic_t violations;		/* jobs outside the declaration */
 	atomic_t reordered;		/* completed before an earlier job */
+	atomic_t reaped_inline;		/* inline_done: reported inside a submit */
 	atomic_t lost;			/* dropped (lose) */
 	atomic_t expired;		/* aborted past their deadline */
 	atomic_t resets;		/* reset=1 */
@@ -395,10 +409,18 @@ static void xol_finish(struct xol_dev *xd, struct xol_job *lj, int err)
 		xd->done_seq = lj->seq;
 	spin_unlock_irqrestore(&xd->held_lock, flags);
 	atomic_dec(&xd->in_flight);
-	/* Completions run with bottom halves off, as from a device's tasklet. */
-	local_bh_disable();
-	xo_engine_complete(job, err);
-	local_bh_enable();
+	/*
+	 * Completions run with bottom halves off, as from a device's tasklet;
+	 * inside a submit call under the core's backlog lock, interrupts are
+	 * off already (and bottom halves cannot be enabled again there).
+	 */
+	if (irqs_disabled()) {
+		xo_engine_complete(job, err);
+	} else {
+		local_bh_disable();
+		xo_engine_complete(job, err);
+		local_bh_enable();
+	}
 	/* The waiter frees xd once it sees 0 under the lock: wake it under it. */
 	spin_lock_irqsave(&xd->held_lock, flags);
 	if (!--xd->jobs)
@@ -420,10 +442,48 @@ static bool xol_idle(struct xol_dev *xd)
 static void xol_run(struct xol_dev *xd, struct xol_job *lj)
 {
 	int err = xol_compute(xd, lj);
+	unsigned long flags;
 
 	if (!err && atomic_dec_if_positive(&fail_written) >= 0)
 		err = -EIO;
+	if (READ_ONCE(inline_done)) {
+		/* Done, and told to no one yet: the next submit call reports it. */
+		lj->err = err;
+		/*
+		 * Queued under the lock: once a submit call can take the job
+		 * (and xol_quiesce() see the engine idle, and free xd), this
+		 * touches xd no more.
+		 */
+		spin_lock_irqsave(&xd->held_lock, flags);
+		list_add_tail(&lj->held, &xd->finished);
+		queue_delayed_work(xol_wq, &xd->reap_work, 1);
+		spin_unlock_irqrestore(&xd->held_lock, flags);
+		return;
+	}
 	xol_finish(xd, lj, err);
+}
+
+/* inline_done: report what was computed, from a submit call or the workqueue. */
+static void xol_reap(struct xol_dev *xd, bool in_submit)
+{
+	struct xol_job *lj, *tmp;
+	unsigned long flags;
+	LIST_HEAD(done);
+
+	spin_lock_irqsave(&xd->held_lock, flags);
+	list_splice_init(&xd->finished, &done);
+	spin_unlock_irqrestore(&xd->held_lock, flags);
+	list_for_each_entry_safe(lj, tmp, &done, held) {
+		list_del(&lj->held);
+		if (in_submit)
+			atomic_inc(&xd->reaped_inline);
+		xol_finish(xd, lj, lj->err);
+	}
+}
+
+static void xol_reap_work(struct work_struct *work)
+{
+	xol_reap(container_of(to_delayed_work(work), struct xol_dev, reap_work), false);
 }
 
 static void xol_work(struct work_struct *work)
@@ -493,6 +553,14 @@ static int xol_submit(struct xo_engine *eng, struct xo_job *job)
 		xol_violation(xd, "an in-place request");
 		return -EINVAL;
 	}
+	/*
+	 * First what it finished, reported here, inside this job's submit call
+	 * (the core must only queue them: engine.h), as a driver that reaps its
+	 * ring before it adds to it: that may make room for this one. Under the
+	 * core's backlog lock, with interrupts off, too.
+	 */
+	if (READ_ONCE(inline_done))
+		xol_reap(xd, true);
 	if (xol_ccp && !depth)
 		depth = XOL_CCP_QUEUE_DEPTH;
 	/* Room again before xol_finish() completes: as engine.h asks. */
@@ -706,6 +774,8 @@ static void xol_quiesce(struct xol_dev *xd)
 {
 	xol_stop(&xd->eng);
 	wait_event(xd->idle, xol_idle(xd));
+	/* Every job reported: nothing queues it again; it may still be pending. */
+	cancel_delayed_work_sync(&xd->reap_work);
 }
 
 static void xol_release(struct xo_engine *eng)
@@ -765,6 +835,8 @@ static int xol_add(unsigned int i, unsigned int sizes)
 	INIT_LIST_HEAD(&xd->held);
 	INIT_LIST_HEAD(&xd->batch);
 	INIT_DELAYED_WORK(&xd->batch_work, xol_batch_work);
+	INIT_LIST_HEAD(&xd->finished);
+	INIT_DELAYED_WORK(&xd->reap_work, xol_reap_work);
 	init_completion(&xd->released);
 	init_waitqueue_head(&xd->idle);
 	if (i)
@@ -811,6 +883,7 @@ static int xol_add(unsigned int i, unsigned int sizes)
 	xd->debugfs = xo_stats_debugfs_create(&xd->eng);
 	debugfs_create_atomic_t("violations", 0444, xd->debugfs, &xd->violations);
 	debugfs_create_atomic_t("reordered", 0444, xd->debugfs, &xd->reordered);
+	debugfs_create_atomic_t("reaped_inline", 0444, xd->debugfs, &xd->reaped_inline);
 	debugfs_create_atomic_t("lost", 0444, xd->debugfs, &xd->lost);
 	debugfs_create_atomic_t("expired", 0444, xd->debugfs, &xd->expired);
 	debugfs_create_atomic_t("resets", 0444, xd->debugfs, &xd->resets);

@@ -747,12 +747,14 @@ static void xo_job_done(struct xo_job *job, int err)
 }
 
 /*
- * The engine's xo_engine_complete_bh(): its own bottom half, outside any
- * submit call. A decryption that went well completes right here, in
- * softirq context, as hardware crypto drivers complete: its callers end
- * I/O from the callback and start none (dm-crypt's reads end the bio,
- * which the block layer allows in interrupt context; AF_ALG and fscrypt
- * wake a waiter), so nothing there needs a process. What a caller may
+ * The engine's xo_engine_complete_bh(): its own bottom half, never called
+ * by a submit call (it may run on top of one that its interrupt
+ * interrupted, and complete that very request). A decryption that went
+ * well completes right here, in softirq context, as hardware crypto
+ * drivers complete: its callers end I/O from the callback and start none
+ * (dm-crypt's reads end the bio, which the block layer allows in interrupt
+ * context; AF_ALG and fscrypt wake a waiter), so nothing there needs a
+ * process. What a caller may
  * start I/O from, encryptions (dm-crypt without its write workqueue
  * submits the bio), goes to the completion workers, and so do failures
  * (recomputed in software) and completions while requests wait in the

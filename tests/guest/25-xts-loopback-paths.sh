@@ -8,7 +8,7 @@
 # data written through xts-aes-aesni.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xts-lib.sh"
-plan 85
+plan 99
 
 MIB=1048576
 DATA_MIB=4
@@ -195,7 +195,41 @@ expect_ge "the rest found the queue full (fallback_busy: engine $(lb fallback_bu
 check "raw ciphertext equals xts-aes-aesni's" same_as_reference /tmp/plain
 check "close the pair" pair_close
 
-# 5. Surprise removal with jobs in flight. The engine holds every job
+# 5. Completions reported inside another job's submit call (inline_done=1),
+# as a driver that reaps its ring when it submits. The core must only
+# queue them there: no caller's callback runs inside a submit call, so a
+# callback that submits again (dm-crypt without its write workqueue)
+# re-enters nothing (28-xts-engine-api.sh does the same under model=ccp's
+# backlog). fio keeps requests in flight (one CPU: otherwise no submit
+# call comes while jobs wait).
+check "inline_done=1: finished jobs are reported from the next submit call" lb_load inline_done=1
+check "512-bit key: open the pair" pair_open 512 4096
+xo_sessions_ready lbt || diag "no engine sessions for the key after 30 s"
+r0=$(lb requests)
+check "fio: random writes at iodepth 16, read back and verified" inline_io lbt
+expect_ge "the engine did it (requests +$(($(lb requests) - r0)))" $(($(lb requests) - r0)) $((2 * sectors))
+expect_ge "jobs were reported inside another job's submit call (reaped_inline $(lb reaped_inline))" \
+	"$(lb reaped_inline)" 1
+check "write 4 MiB and read it back" write_verify lbt /tmp/plain
+check "raw ciphertext equals xts-aes-aesni's" same_as_reference /tmp/plain
+check "close the pair" pair_close
+ramdisks 1 || bail "cannot create a ramdisk"
+new_key /tmp/key 64
+cryptsetup open --type plain --cipher aes-xts-plain64 --hash plain --key-size 512 \
+	--sector-size 4096 --perf-no_read_workqueue --perf-no_write_workqueue \
+	--key-file - /dev/ram0 lbnowq </tmp/key >&2
+result "a mapping without dm-crypt's workqueues on it" $?
+rm -f /tmp/key
+xo_sessions_ready lbnowq || diag "no engine sessions for the key after 30 s"
+i0=$(lb reaped_inline)
+check "without workqueues: fio's random writes and reads end, verified" inline_io lbnowq
+expect_ge "without workqueues: jobs were reported inside a submit call (reaped_inline +$(($(lb reaped_inline) - i0)))" \
+	$(($(lb reaped_inline) - i0)) 1
+check "without workqueues: write 4 MiB and read it back" write_verify lbnowq /tmp/plain
+check "close it" xts_close lbnowq
+expect_eq "the engine saw nothing it does not take (violations)" 0 "$(lb violations)"
+
+# 6. Surprise removal with jobs in flight. The engine holds every job
 # (hang=1), then vanishes (gone=1): what it held may have been written
 # (it writes dst), and fails with -ESTALE.
 # in_flight_above N: the loopback engine holds more than N jobs.

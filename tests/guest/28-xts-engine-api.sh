@@ -9,7 +9,7 @@
 # xts-aes-aesni's, every AF_ALG result with the kernel's software xts.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xts-lib.sh"
-plan 74
+plan 83
 
 MIB=1048576
 DATA_MIB=4
@@ -83,6 +83,27 @@ for run in 4096:/tmp/plain:1 512:/tmp/plain1:0; do
 done
 echo 0 >"$LB/delay_ms"
 expect_ge "the totals count the backlog too (backlogged $(xo_total backlogged))" "$(xo_total backlogged)" 1
+
+# The same, with the engine reporting the jobs it finished from the next
+# submit call (inline_done=1, as a driver that reaps its ring when it
+# submits): through the backlog, the core's submit calls run under its
+# lock with interrupts off, and the engine completes other jobs there. fio
+# keeps requests in flight.
+check "model=ccp inline_done=1: reload" lb_load model=ccp inline_done=1
+check "512-bit key, 4096-byte sectors: open the pair" pair_open 512 4096
+xo_sessions_ready lbt || diag "no engine sessions for the key after 30 s"
+b0=$(lb backlogged)
+f0=$(lb fallback_busy)
+check "fio: random writes at iodepth 16, read back and verified" inline_io lbt
+check "write 4 MiB and read it back" write_verify lbt /tmp/plain
+expect_ge "requests waited in the backlog (backlogged +$(($(lb backlogged) - b0)))" \
+	$(($(lb backlogged) - b0)) 1
+expect_ge "jobs were reported inside submit calls (reaped_inline $(lb reaped_inline))" \
+	"$(lb reaped_inline)" 1
+expect_eq "none spilled to software (fallback_busy)" 0 $(($(lb fallback_busy) - f0))
+check "raw ciphertext equals xts-aes-aesni's" same_as_reference /tmp/plain
+check "close the pair" pair_close
+echo 0 >"$LB/inline_done"
 
 # 4. AF_ALG: lengths outside the mask go to software, and are right.
 # afalg_one LEN: LEN random bytes under a fresh key through xts-aes-offload

@@ -257,6 +257,14 @@ counter_above() {
 # --- the loopback test engine (xts_offload_loopback) and a reference ---
 # Scripts that use these set DATA_MIB (MiB per ramdisk) first.
 
+# inline_io MAPPING: 4 MiB of fio's random writes at iodepth 16 through the
+# mapping, then read back, each block's checksum verified.
+inline_io() {
+	fio --name=inline --filename="/dev/mapper/$1" --ioengine=libaio --direct=1 \
+		--iodepth=16 --rw=randwrite --bs=16k --size=4M --verify=crc32c \
+		--do_verify=1 --output-format=terse >/dev/null 2>&1
+}
+
 # lb_load [PARAM=VALUE...]: (re)load the loopback module.
 lb_load() {
 	xo_rmmod xts_offload_loopback || return 1
