@@ -31,7 +31,7 @@
 #include <openssl/rand.h>
 
 #include "opal-drive-id.h"
-#include "clevis.h"
+#include "nbde-clevis.h"
 #include "opalctl-cmd.h"
 #include "opaltab.h"
 
@@ -513,7 +513,7 @@ struct deadline {
 
 static uint64_t remaining_ms(const struct deadline *d, uint64_t want)
 {
-	uint64_t t = opalctl_now_ms();
+	uint64_t t = nbde_now_ms();
 
 	if (!d->set)
 		return want;
@@ -528,7 +528,7 @@ static uint64_t remaining_ms(const struct deadline *d, uint64_t want)
  */
 static uint64_t prompt_end(const struct deadline *d)
 {
-	return (d->set ? d->end : opalctl_now_ms()) + d->prompt_ms;
+	return (d->set ? d->end : nbde_now_ms()) + d->prompt_ms;
 }
 
 /*
@@ -539,7 +539,7 @@ static uint64_t prompt_end(const struct deadline *d)
 static int wait_device(const struct opaltab_entry *e, const struct deadline *dl, char *path,
 		       size_t cap)
 {
-	uint64_t end = opalctl_now_ms() + remaining_ms(dl, (uint64_t)e->timeout_s * 1000);
+	uint64_t end = nbde_now_ms() + remaining_ms(dl, (uint64_t)e->timeout_s * 1000);
 
 	for (;;) {
 		int rc = -ENOENT;
@@ -553,7 +553,7 @@ static int wait_device(const struct opaltab_entry *e, const struct deadline *dl,
 			rc = opal_drive_find(e->dev_kind == OPALTAB_DEV_SERIAL ? OPAL_DRIVE_BY_SERIAL :
 					     OPAL_DRIVE_BY_WWN, e->dev, path, cap);
 		}
-		if (rc != -ENOENT || opalctl_now_ms() >= end)
+		if (rc != -ENOENT || nbde_now_ms() >= end)
 			return rc;
 		usleep(200000);
 	}
@@ -612,7 +612,7 @@ static void fetch_start(const struct opaltab_entry *e, uint64_t end, struct key_
 		if (null >= 0)
 			dup2(null, 2);
 		while (key) {
-			uint64_t t = opalctl_now_ms(), left = t < end ? end - t : 0;
+			uint64_t t = nbde_now_ms(), left = t < end ? end - t : 0;
 			uint64_t each = (uint64_t)e->timeout_s * 1000;
 
 			if (left < 1000)
@@ -624,7 +624,7 @@ static void fetch_start(const struct opaltab_entry *e, uint64_t end, struct key_
 				secret_free(key);
 				_exit(sent ? 0 : 1);
 			}
-			t = opalctl_now_ms();
+			t = nbde_now_ms();
 			if (t + backoff * 1000u >= end)
 				break;
 			sleep(backoff);
@@ -648,10 +648,10 @@ static int fetch_collect(struct key_fetch *f, struct secret *out)
 	int rc;
 
 	out->len = 0;
-	rc = capture_output(f->fd, out, opalctl_now_ms() + 5000, -1);
+	rc = capture_output(f->fd, out, nbde_now_ms() + 5000, -1);
 	close(f->fd);
 	f->fd = -1;
-	if (reap_child(f->pid, opalctl_now_ms() + 5000, false) || rc || !out->len || out->len > OPAL_PIN_MAX) {
+	if (reap_child(f->pid, nbde_now_ms() + 5000, false) || rc || !out->len || out->len > OPAL_PIN_MAX) {
 		explicit_bzero(out->data, out->cap);
 		out->len = 0;
 		rc = -ENOKEY;
@@ -668,7 +668,7 @@ static int fetch_collect(struct key_fetch *f, struct secret *out)
 static int ask_passphrase(struct ctx *c, const char *prompt, uint64_t end, struct secret *out,
 			  int wake_fd)
 {
-	uint64_t t = opalctl_now_ms();
+	uint64_t t = nbde_now_ms();
 	int rc;
 
 	out->len = 0;
@@ -689,7 +689,7 @@ static int ask_passphrase(struct ctx *c, const char *prompt, uint64_t end, struc
 		if (woken) {
 			/* A polite end first: plymouth or the agent take the prompt down. */
 			kill(-pid, SIGTERM);
-			reap_child(pid, opalctl_now_ms() + 1000, false);
+			reap_child(pid, nbde_now_ms() + 1000, false);
 			explicit_bzero(out->data, out->cap);
 			out->len = 0;
 			return 1;
@@ -891,7 +891,7 @@ static int unlock_entry(struct ctx *c, const struct opaltab_entry *e, const stru
 	unsigned int user = e->user;
 	bool have_key = false, saved = false;
 	bool can_prompt = !c->no_prompt && (e->key_kind == OPALTAB_KEY_PROMPT || e->fallback_prompt);
-	uint64_t start = opalctl_now_ms();
+	uint64_t start = nbde_now_ms();
 	unsigned int refused = 0;
 	int rc = 0;
 
@@ -921,7 +921,7 @@ static int unlock_entry(struct ctx *c, const struct opaltab_entry *e, const stru
 					    kind, e->dev, path);
 		return entry_failed(res, EXIT_DEVICE, "device %s%s %s within %u s", kind, e->dev,
 				    rc == -ENOENT ? "not found" : strerror(-rc),
-				    (unsigned int)((opalctl_now_ms() - start + 500) / 1000));
+				    (unsigned int)((nbde_now_ms() - start + 500) / 1000));
 	}
 	json_object_object_add(res, "device", json_object_new_string(path));
 	if (drive_unlocked(c, e, path)) {
@@ -1207,7 +1207,7 @@ static int run_entries(struct ctx *c, const struct entry_run *how)
 	}
 	if (c->have_deadline) {
 		dl.set = true;
-		dl.end = opalctl_now_ms() + (uint64_t)c->deadline_s * 1000;
+		dl.end = nbde_now_ms() + (uint64_t)c->deadline_s * 1000;
 	}
 	dl.prompt_ms = (uint64_t)(c->prompt_timeout_s ? c->prompt_timeout_s : 120) * 1000;
 	json_object_object_add(c->jout, "table", json_object_new_string(table));

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "nbde-secret.h"
+
 /* Exit codes (documented in opalctl(8)). */
 enum opalctl_exit {
 	EXIT_OK = 0,
@@ -28,38 +30,6 @@ enum opalctl_exit {
 	EXIT_STALE = 15,	/* slots --report: a sealed key needs regen or rebind, or its initramfs copy is old */
 	EXIT_UNSEAL = 16,	/* regen: the sealed key no longer opens (its keys deleted): rebind */
 };
-
-struct secret {
-	uint8_t *data;
-	size_t len;
-	size_t cap;
-	bool locked;
-};
-
-struct secret *secret_new(void);
-void secret_free(struct secret *s);
-/* path "-" reads in. Returns 0 or -errno (-ENODATA when empty). */
-int secret_read(struct secret *s, const char *path, FILE *in);
-/*
- * One line from fd (a terminal: echo off while typing), after writing
- * "prompt: " to it when prompt is given; the newline is not kept. Bounded
- * by timeout_ms. 0, -ENODATA for an empty line, -ETIMEDOUT or -errno.
- */
-int secret_read_line(struct secret *s, int fd, const char *prompt, unsigned int timeout_ms);
-/*
- * The same, given up as soon as wake_fd (>= 0) is readable: then 1, with
- * nothing kept of what was typed (the key came from elsewhere).
- */
-int secret_read_line_or(struct secret *s, int fd, const char *prompt, unsigned int timeout_ms,
-			int wake_fd);
-
-/* CLOCK_MONOTONIC in milliseconds: what every deadline is counted in. */
-uint64_t opalctl_now_ms(void);
-/*
- * Wait until fd is readable (0), or wake_fd (>= 0) is (1), or the clock
- * reaches end (-ETIMEDOUT); -errno when poll fails.
- */
-int wait_readable(int fd, int wake_fd, uint64_t end);
 
 /* Run one opalctl command line; returns the exit code. */
 int opalctl_run(int argc, char **argv, FILE *in, FILE *out, FILE *err);

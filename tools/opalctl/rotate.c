@@ -39,10 +39,10 @@
 
 #include <openssl/crypto.h>
 
-#include "clevis.h"
+#include "nbde-clevis.h"
 #include "opalctl-cmd.h"
 #include "opaltab.h"
-#include "tang.h"
+#include "nbde-tang.h"
 
 /* Each request to a Tang server (an advertisement, a clevis call's exchange). */
 #define TANG_TIMEOUT_S 15

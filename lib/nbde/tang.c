@@ -13,8 +13,8 @@
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
 
-#include "clevis.h"
-#include "tang.h"
+#include "nbde-clevis.h"
+#include "nbde-tang.h"
 
 /* An advertisement of a few keys is a few KiB; a server sending more is not Tang. */
 #define ADV_MAX 65536

@@ -15,7 +15,7 @@
 
 #include <openssl/evp.h>
 
-#include "clevis.h"
+#include "nbde-clevis.h"
 #include "opal.h"
 
 /* ------------------------------------------------------------ children */
@@ -88,7 +88,7 @@ int reap_child(pid_t pid, uint64_t end, bool kill_now)
 			break;
 		if (w < 0 && errno != EINTR)
 			return -errno;
-		if (kill_now || opalctl_now_ms() >= end) {
+		if (kill_now || nbde_now_ms() >= end) {
 			kill(-pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			return kill_now ? 128 + SIGKILL : -ETIMEDOUT;
@@ -131,7 +131,7 @@ int capture_output(int fd, struct secret *capture, uint64_t end, int wake_fd)
  */
 int run_child(char *const argv[], struct child_io *io, uint64_t timeout_ms)
 {
-	uint64_t end = opalctl_now_ms() + timeout_ms;
+	uint64_t end = nbde_now_ms() + timeout_ms;
 	int out = -1, rc = 0, st;
 	pid_t pid = spawn_child(argv, io, &out);
 

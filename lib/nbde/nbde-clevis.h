@@ -4,8 +4,8 @@
  * of Clevis: seal a secret, open a JWE, read a JWE's protected header.
  * Secrets travel only through pipes, never argv or the environment.
  */
-#ifndef FDEKIT_OPALCTL_CLEVIS_H
-#define FDEKIT_OPALCTL_CLEVIS_H
+#ifndef FDEKIT_NBDE_CLEVIS_H
+#define FDEKIT_NBDE_CLEVIS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,7 +14,7 @@
 
 #include <json-c/json.h>
 
-#include "opalctl.h"
+#include "nbde-secret.h"
 
 /* Each step of a Tang exchange (curl inside clevis' tang pin). */
 #define CURL_CONNECT_TIMEOUT 5

@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "opalctl.h"
+#include "nbde-secret.h"
 
 #define SECRET_CAP 4096	/* one page: the largest key file accepted */
 
@@ -85,7 +85,7 @@ int secret_read(struct secret *s, const char *path, FILE *in)
 	return 0;
 }
 
-uint64_t opalctl_now_ms(void)
+uint64_t nbde_now_ms(void)
 {
 	struct timespec ts;
 
@@ -98,7 +98,7 @@ int wait_readable(int fd, int wake_fd, uint64_t end)
 	for (;;) {
 		struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
 				       { .fd = wake_fd, .events = POLLIN } };
-		uint64_t t = opalctl_now_ms();
+		uint64_t t = nbde_now_ms();
 		int n;
 
 		if (t >= end)
@@ -120,7 +120,7 @@ int secret_read_line_or(struct secret *s, int fd, const char *prompt, unsigned i
 {
 	struct termios old, quiet;
 	bool tty = !tcgetattr(fd, &old);
-	uint64_t end = opalctl_now_ms() + timeout_ms;
+	uint64_t end = nbde_now_ms() + timeout_ms;
 	int rc = 0;
 
 	s->len = 0;

@@ -6,8 +6,8 @@
  * Used to tell a slot's key rotated from current, and to carry the trust a
  * slot was bound with over to the server's new keys.
  */
-#ifndef FDEKIT_OPALCTL_TANG_H
-#define FDEKIT_OPALCTL_TANG_H
+#ifndef FDEKIT_NBDE_TANG_H
+#define FDEKIT_NBDE_TANG_H
 
 #include <stdbool.h>
 #include <stddef.h>

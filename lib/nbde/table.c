@@ -74,6 +74,8 @@ static int parse_option(struct opaltab_entry *e, char *o, char *err, size_t errl
 		e->noauto = true;
 	else if (!strcmp(o, "keep-mbr") && !v)
 		e->keep_mbr = true;
+	else if (!strcmp(o, "cleartext-key-on-boot") && !v)
+		e->cleartext_key_on_boot = true;
 	else if (!strcmp(o, "timeout") && v) {
 		if (!parse_uint(v, 3600, &e->timeout_s) || !e->timeout_s)
 			return bad(err, errlen, e->line, "timeout=%s: use 1 to 3600 seconds", v);

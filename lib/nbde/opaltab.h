@@ -38,6 +38,12 @@ struct opaltab_entry {
 	bool fallback_prompt;		/* when the key source fails: ask (default) */
 	bool noauto;
 	bool keep_mbr;
+	/*
+	 * keyfile: the key may be copied into the initramfs, in plain form
+	 * on the unencrypted /boot: whoever holds the disk reads it. Image
+	 * builds refuse keyfile entries without it.
+	 */
+	bool cleartext_key_on_boot;
 	char transport[16];		/* "" = auto */
 	/*
 	 * A line the parser refused: error says why ("line N: ..."); the
