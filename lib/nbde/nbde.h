@@ -31,6 +31,7 @@
 
 #define NBDE_WHY_MAX 700
 #define NBDE_PATH_MAX 300
+#define NBDE_SERIAL_MAX 256
 /* Empty answers in a row after which the prompt gives up (Enter held down). */
 #define NBDE_EMPTY_ANSWERS_MAX 10
 
@@ -45,7 +46,7 @@ enum nbde_drive_status {
 
 /* A drive as the policy needs to know it. */
 struct nbde_drive_info {
-	char serial[64];	/* the ledger's and the prompt's name for it ("" unknown) */
+	char serial[NBDE_SERIAL_MAX];	/* the ledger's and the prompt's name for it ("" unknown) */
 	bool unlocked;		/* nothing on it is locked: no key needed */
 };
 
@@ -132,7 +133,7 @@ struct nbde_entry_result {
 	const struct opaltab_entry *entry;
 	enum nbde_status status;
 	char device[NBDE_PATH_MAX];	/* "" before it was found */
-	char serial[64];
+	char serial[NBDE_SERIAL_MAX];
 	enum nbde_key_used key;		/* the key the drive took, or the last one it refused */
 	unsigned int user;		/* the authority of that key: 0 Admin1 */
 	unsigned int refused;		/* keys the drive refused in this entry */

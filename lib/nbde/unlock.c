@@ -268,15 +268,21 @@ static void drop_key(struct secret *key)
 	key->len = 0;
 }
 
+/* "1,2": the entry's ranges. */
+static void ranges_text(const struct opaltab_entry *e, char *out, size_t cap)
+{
+	out[0] = 0;
+	for (unsigned int i = 0, l = 0; i < e->nranges && l < cap; i++)
+		l += (unsigned int)snprintf(out + l, cap - l, "%s%u", i ? "," : "", e->ranges[i]);
+}
+
 /* What the prompt says: what it wants, for which drive and range, and the tries left. */
 static void prompt_text(const struct opaltab_entry *e, const struct nbde_entry_result *res,
 			unsigned int user, unsigned int left, char *out, size_t cap)
 {
-	char ranges[40] = "", auth[16];
+	char ranges[40], auth[16];
 
-	for (unsigned int i = 0, l = 0; i < e->nranges && l < sizeof(ranges); i++)
-		l += (unsigned int)snprintf(ranges + l, sizeof(ranges) - l, "%s%u", i ? "," : "",
-					    e->ranges[i]);
+	ranges_text(e, ranges, sizeof(ranges));
 	nbde_authority_name(user, auth, sizeof(auth));
 	snprintf(out, cap, "%s (%s) for drive %s, range%s %s (%s; %u %s left this boot)",
 		 user ? "Passphrase" : "Recovery key", auth, res->serial[0] ? res->serial : res->device,
@@ -382,7 +388,7 @@ static void ask_loop(struct run *r, const struct opaltab_entry *e, struct nbde_e
 		case NBDE_DRIVE_REFUSED:
 			left = tries_left(r, e, res, user);
 			res->status = NBDE_REFUSED;
-			say(r, e, "passphrase refused (%u of %u; each uses one of %s's tries; %u left this boot)",
+			say(r, e, "passphrase refused (%u of %u; each uses one of %s's tries): %u left this boot",
 			    res->tries_used, e->prompt_tries, auth, left);
 			drop_key(key);
 			continue;
@@ -469,9 +475,13 @@ static void unlock_entry(struct run *r, const struct opaltab_entry *e, struct nb
 		if (st == NBDE_DRIVE_LOCKED_OUT || st == NBDE_DRIVE_ERROR)
 			goto out;
 		res->status = st == NBDE_DRIVE_REFUSED ? NBDE_REFUSED : NBDE_DENIED;
-		if (st == NBDE_DRIVE_DENIED)
-			snprintf(why, sizeof(why), "%s may not unlock these ranges (the key was right: `opalctl grant` gives it the range)",
-				 auth);
+		if (st == NBDE_DRIVE_DENIED) {
+			char ranges[40];
+
+			ranges_text(e, ranges, sizeof(ranges));
+			snprintf(why, sizeof(why), "%s may not unlock range %s (the key was right: `opalctl grant` gives it the range)",
+				 auth, ranges);
+		}
 		else
 			snprintf(why, sizeof(why), "the drive refused the %s key for %s%s", nbde_key_name(kind),
 				 auth, kind == NBDE_KEY_CLEVIS ?
@@ -588,9 +598,10 @@ static void lock_entry(struct run *r, const struct opaltab_entry *e, struct nbde
 {
 	struct nbde_unlock_rq rq = { .entry = e, .user = e->user };
 	struct nbde_unlock_out out = { 0 };
+	struct nbde_drive_info info = { 0 };
 	char why[NBDE_WHY_MAX] = "";
 	struct secret *key;
-	int rc = -ENOKEY;
+	int rc;
 
 	res->user = e->user;
 	res->tries_allowed = e->prompt_tries;
@@ -599,60 +610,62 @@ static void lock_entry(struct run *r, const struct opaltab_entry *e, struct nbde
 		return;
 	}
 	if (e->key_kind == OPALTAB_KEY_PROMPT) {
-		failed(res, NBDE_NO_KEY, "its key is typed at a prompt: lock it with `opalctl lock`");
+		failed(res, NBDE_NO_KEY, "its key is a passphrase: nobody to ask; it locks at power-off");
 		return;
 	}
-	rc = r->ops->find_device(r->ops->arg, e, res->device, sizeof(res->device));
+	rc = wait_device(r, e, res->device, sizeof(res->device));
 	if (rc) {
 		failed(res, rc == -ENOTUNIQ ? NBDE_AMBIGUOUS : NBDE_NO_DEVICE, "device %s: %s", e->dev,
 		       rc == -ENOENT ? "not found" : rc == -ENOTUNIQ ? "names two drives" : strerror(-rc));
 		res->device[0] = 0;
 		return;
 	}
-	{
-		struct nbde_drive_info info = { 0 };
-
-		if (!r->ops->drive_info(r->ops->arg, e, res->device, &info))
-			snprintf(res->serial, sizeof(res->serial), "%s", info.serial);
-	}
+	if (!r->ops->drive_info(r->ops->arg, e, res->device, &info))
+		snprintf(res->serial, sizeof(res->serial), "%s", info.serial);
 	key = secret_new();
 	if (!key) {
 		failed(res, NBDE_NO_KEY, "no locked memory for the key");
 		return;
 	}
-	res->key = e->key_kind == OPALTAB_KEY_CLEVIS ? NBDE_KEY_CLEVIS : NBDE_KEY_FILE;
 	rc = e->key_kind == OPALTAB_KEY_CLEVIS ?
-		r->ops->clevis(r->ops->arg, e->key_path, e->timeout_s, key, why, sizeof(why)) :
+		clevis_attempts(r, e, e->retry + 1, key, why, sizeof(why)) :
 		r->ops->key_file(r->ops->arg, e->key_path, key, why, sizeof(why));
 	if (rc) {
-		failed(res, NBDE_NO_KEY, "%s", why);
-	} else if (unattended_allowed(r, e, res, e->user, nbde_key_name(res->key))) {
-		rq.path = res->device;
-		r->ops->lock_ranges(r->ops->arg, &rq, key, false, &out);
-		switch (out.status) {
-		case NBDE_DRIVE_OK:
-			nbde_ledger_reset(&r->ledger, drive_id(res), e->user);
-			res->status = NBDE_LOCKED;
-			break;
-		case NBDE_DRIVE_REFUSED:
-			res->refused++;
-			nbde_ledger_add(&r->ledger, drive_id(res), e->user);
-			failed(res, NBDE_REFUSED, "%s", out.why);
-			break;
-		case NBDE_DRIVE_LOCKED_OUT:
-			failed(res, NBDE_LOCKED_OUT, "%s", out.why);
-			break;
-		case NBDE_DRIVE_DENIED:
-			failed(res, NBDE_DENIED, "%s", out.why);
-			break;
-		default:
-			res->opal_rc = out.opal_rc;
-			failed(res, NBDE_DRIVE_FAILED, "%s", out.why);
-		}
-	} else {
-		failed(res, NBDE_TRIES_SPENT, "not locked: the tries left this boot are kept for a person");
+		failed(res, NBDE_NO_KEY, "%s: left unlocked (it locks at power-off)", why);
+		secret_free(key);
+		return;
 	}
+	res->key = e->key_kind == OPALTAB_KEY_CLEVIS ? NBDE_KEY_CLEVIS : NBDE_KEY_FILE;
+	if (!unattended_allowed(r, e, res, e->user, nbde_key_name(res->key))) {
+		failed(res, NBDE_TRIES_SPENT, "the tries left this boot are kept for a person: left unlocked (it locks at power-off)");
+		secret_free(key);
+		return;
+	}
+	rq.path = res->device;
+	r->ops->lock_ranges(r->ops->arg, &rq, key, false, &out);
 	secret_free(key);
+	switch (out.status) {
+	case NBDE_DRIVE_OK:
+		nbde_ledger_reset(&r->ledger, drive_id(res), e->user);
+		res->status = NBDE_LOCKED;
+		return;
+	case NBDE_DRIVE_REFUSED:
+		res->refused++;
+		nbde_ledger_add(&r->ledger, drive_id(res), e->user);
+		res->status = NBDE_REFUSED;
+		break;
+	case NBDE_DRIVE_LOCKED_OUT:
+		res->status = NBDE_LOCKED_OUT;
+		break;
+	case NBDE_DRIVE_DENIED:
+		res->status = NBDE_DENIED;
+		break;
+	default:
+		res->opal_rc = out.opal_rc;
+		res->status = NBDE_DRIVE_FAILED;
+	}
+	/* The drive's reason goes to the log; the line says it is above. */
+	say(r, e, "%s", out.why);
 }
 
 int nbde_lock_all(const struct nbde_request *rq, const struct nbde_ops *ops,

@@ -1014,7 +1014,7 @@ static void test_unlock_all(void **state)
 	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--name", "later",
 			     "--no-prompt", NULL), EXIT_INCOMPLETE);
 	assert_non_null(strstr(f->out, "later: failed"));
-	assert_non_null(strstr(f->out, "range 0 not unlocked (key file as Admin1; not retried)"));
+	assert_non_null(strstr(f->out, "range 0 not unlocked (key file as Admin1; not retried; 1 of Admin1's 3 tries used this boot)"));
 	assert_non_null(strstr(f->err, "authentication failed"));
 	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--name", "nope", NULL),
 			 EXIT_USAGE);
@@ -1270,8 +1270,8 @@ static void test_unlock_all_fallbacks(void **state)
 	write_table(f, tab, "root %s 0 prompt transport=sedsim,prompt-tries=2\n", f->drive);
 	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", ask, NULL),
 			 EXIT_INCOMPLETE);
-	assert_non_null(strstr(f->err, "2 passphrases refused, 2 of Admin1's tries used: not asking again (prompt-tries=2)"));
-	assert_non_null(strstr(f->out, "range 0 not unlocked (passphrase as Admin1: 2 refused)"));
+	assert_non_null(strstr(f->err, "2 of Admin1's tries used this boot (prompt-tries=2): not asking again"));
+	assert_non_null(strstr(f->out, "range 0 not unlocked (passphrase as Admin1: 2 refused; 2 of Admin1's 2 tries used this boot)"));
 	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_LOCKED);
 	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, NULL), EXIT_OK);
 	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_OK);

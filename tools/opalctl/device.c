@@ -53,6 +53,15 @@ int opalctl_dev_open(const char *path, const char *transport, unsigned int timeo
 #endif
 }
 
+const struct opal_open_extra *opalctl_dev_extra(void)
+{
+#if OPALCTL_SIM
+	return &sedsim_transport;
+#else
+	return NULL;
+#endif
+}
+
 void opalctl_dev_close(struct opal_drive *dev)
 {
 	opal_drive_close(dev);

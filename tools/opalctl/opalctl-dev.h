@@ -12,5 +12,7 @@
 int opalctl_dev_open(const char *path, const char *transport, unsigned int timeout_ms,
 		     bool kernel_op, struct opal_drive **out, char *why, size_t whylen);
 void opalctl_dev_close(struct opal_drive *dev);
+/* The transport of test builds (sedsim), for lib/nbde; NULL in what is installed. */
+const struct opal_open_extra *opalctl_dev_extra(void);
 
 #endif
