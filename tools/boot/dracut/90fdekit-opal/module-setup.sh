@@ -8,6 +8,11 @@
 # waits for a network that may never come) and takes it down after the
 # unlock; see fdekit-opal-unlock.sh.
 #
+# The image holds the JWEs: it is made mode 0600 whatever made the file
+# before, or the build fails. A key file goes into it only for an entry
+# with the option cleartext-key-on-boot; otherwise the build fails naming
+# the entry.
+#
 # Build-time settings (environment or a dracut.conf.d file):
 #   FDEKIT_OPALTAB   the table (default /etc/fdekit/opaltab; in the
 #                    initramfs always /etc/fdekit/opaltab)
@@ -39,7 +44,72 @@ fdekit_scan() {
     # shellcheck disable=SC1090
     . "${FDEKIT_BOOT_FUNCTIONS:-/usr/share/fdekit/boot-functions}" || return 1
     fdekit_table_scan "$fdekit_boot_table" || return 1
+    fdekit_cleartext_keys "$fdekit_boot_table" || return 1
     fdekit_scanned=0
+}
+
+# A key file in the image is the drive's key in clear for anyone who reads
+# the image (a backup, a copied /boot, a stolen unencrypted boot
+# partition): only for an entry that says so, cleartext-key-on-boot.
+fdekit_cleartext_keys() {
+    local name dev ranges key opts refused=
+    while read -r name dev ranges key opts; do
+        [[ $name && $name != \#* && $key == keyfile:* ]] || continue
+        [[ ,$opts, == *,cleartext-key-on-boot,* ]] && continue
+        derror "fdekit-opal: $FDEKIT_OPALTAB: entry '$name' would put its key file ${key#keyfile:} into the initramfs in clear, where anyone who reads the image has the drive's key: seal the key with Clevis (opalctl bind), make the entry noauto, or accept it with the option cleartext-key-on-boot"
+        refused=1
+    done < "$1"
+    [[ ! $refused ]]
+}
+
+# The image holds the JWEs (and any accepted key file): root only. dracut
+# creates it under umask 077, but copies onto an existing file, which keeps
+# its mode: an image that initramfs-tools left 0644 stays 0644. So the
+# existing file is made 0600 before dracut writes into it, and checked
+# again when dracut exits (after it wrote the image). A file system that
+# cannot keep the mode (vfat mounted without umask=0077) fails the build.
+fdekit_image_mode_bad() {
+    local mode
+    mode=$(stat -L -c %a -- "$1") || return 0
+    (((8#$mode & 8#077) != 0))
+}
+
+fdekit_image_private() {
+    [[ $outfile ]] || return 0
+    if [[ -e $outfile ]]; then
+        chmod 0600 -- "$outfile" 2> /dev/null
+        if fdekit_image_mode_bad "$outfile"; then
+            dfatal "fdekit-opal: $outfile is mode $(stat -L -c %a -- "$outfile") and cannot be made 0600: the image would let others read the JWEs; make its file system keep modes (a vfat /boot or ESP: mount it with umask=0077)"
+            return 1
+        fi
+    fi
+    fdekit_arm_exit_check
+}
+
+# After dracut wrote the image: still 0600? Chained before dracut's own
+# EXIT trap, whose exit status it sets (1 when the image is not private).
+fdekit_exit_check() {
+    local rc=$?
+    [[ $rc == 0 && $outfile && -e $outfile ]] || return "$rc"
+    fdekit_image_mode_bad "$outfile" || return 0
+    chmod 0600 -- "$outfile" 2> /dev/null
+    fdekit_image_mode_bad "$outfile" || return 0
+    dfatal "fdekit-opal: $outfile was written mode $(stat -L -c %a -- "$outfile") and cannot be made 0600: the image lets others read the JWEs; remove it, make its file system keep modes (a vfat /boot or ESP: mount it with umask=0077) and build it again"
+    return 1
+}
+
+fdekit_arm_exit_check() {
+    local prev
+    prev=$(trap -p EXIT)
+    [[ $prev == *fdekit_exit_check* ]] && return 0
+    if [[ $prev ]]; then
+        # "trap -- 'COMMAND' EXIT", quoted by bash itself
+        eval "set -- $prev"
+        # shellcheck disable=SC2064 # the command as it is now
+        trap "fdekit_exit_check; $3" EXIT
+    else
+        trap 'fdekit_exit_check; exit $?' EXIT
+    fi
 }
 
 fdekit_uses() {
@@ -84,8 +154,18 @@ installkernel() {
 
 # called by dracut
 install() {
-    fdekit_scan || return 1
     local f pin
+    if ! fdekit_scan; then
+        # installkernel fails the build (dracut ignores what install
+        # returns); without it (--no-kernel), fail here.
+        if [[ $no_kernel == yes ]]; then
+            dfatal "fdekit-opal: $FDEKIT_OPALTAB cannot go into the initramfs (above)"
+            exit 1
+        fi
+        return 1
+    fi
+    # Before anything secret goes in (dracut ignores install's status).
+    fdekit_image_private || exit 1
 
     inst_binary "$(fdekit_opalctl)" /usr/sbin/opalctl
     inst_simple "$fdekit_boot_table" /etc/fdekit/opaltab
@@ -93,7 +173,7 @@ install() {
         inst_simple "$f"
     done
     [[ $FDEKIT_KEYFILES ]] &&
-        dwarn "fdekit-opal: the initramfs holds the key file(s) $FDEKIT_KEYFILES: keep it readable by root only"
+        dwarn "fdekit-opal: the initramfs holds the key file(s) $FDEKIT_KEYFILES in clear (cleartext-key-on-boot)"
 
     if [[ $FDEKIT_PINS ]]; then
         inst_multiple clevis clevis-decrypt jose bash cat
