@@ -63,13 +63,30 @@ static unsigned int file_get(const char *dir, const char *key)
 	return end == buf || v > 1000 ? 0 : (unsigned int)v;
 }
 
+/* dir and its parents (the state directory may not exist yet). */
+static int make_dir(const char *dir)
+{
+	char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s", dir);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return mkdir(buf, 0700) && errno != EEXIST ? -errno : 0;
+}
+
 static int file_put(const char *dir, const char *key, unsigned int v)
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 8], buf[16];
-	int fd, len, rc = 0;
+	int fd, len, rc = make_dir(dir);
 
-	if (mkdir(dir, 0700) && errno != EEXIST)
-		return -errno;
+	if (rc)
+		return rc;
 	snprintf(path, sizeof(path), "%s/%s", dir, key);
 	snprintf(tmp, sizeof(tmp), "%s.new", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);

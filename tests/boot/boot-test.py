@@ -50,7 +50,7 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\r")
 # Anything that asks a human for a secret.
 PROMPT = re.compile(r"(?i)(passphrase|password|enter .*key)")
 # opalctl's console prompt for the root entry's recovery key.
-ASK = r"Passphrase for root \(/dev/nvme\d+n1, range 1\)"
+ASK = r"Recovery key \(Admin1\) for drive \S+, range 1 \(root; \d+ tr(?:y|ies) left this boot\)"
 # The boot script's steps, as the console shows them.
 NET_STEP = r"fdekit: configuring the network for Tang"
 UNLOCK_STEP = r"fdekit: unlocking Opal drives"
@@ -1497,7 +1497,7 @@ def full_scenarios(tap, env, t, k, descs, entry):
         trace = env.path("plymouth-debug.log")
         if os.path.exists(trace):
             os.unlink(trace)
-        ask = r"Passphrase for root \(/dev/nvme\d+n1, range 1\)"
+        ask = r"Recovery key \(Admin1\) for drive \S+, range 1 \(root; \d+ tr(?:y|ies) left this boot\)"
         good, diag, text, _ = boot_expect_root(
             env, k, initrd, [], "fdekit.timeout=90 plymouth.debug=stream:/dev/ttyS1",
             answers=[(ask, env.admin_key_text)], splash=True,

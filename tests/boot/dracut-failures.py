@@ -46,7 +46,7 @@ _spec.loader.exec_module(bt)
 # What fdekit-opal-unlock prints (dracut's info(): on the console too).
 NET_STEP = r"fdekit: bringing \S+ up for Tang"
 TRY = r"fdekit: unlocking Opal drives \(try (\d+): ([^;]*); bound (\d+)s\)"
-ASK = r"Passphrase for root \(/dev/nvme\d+n1, range 1\)"
+ASK = r"Recovery key \(Admin1\) for drive \S+, range 1 \(root; \d+ tr(?:y|ies) left this boot\)"
 # The only thing dracut prints when the initqueue gave up.
 GAVE_UP = r"Could not boot|dracut-initqueue: timeout|Entering emergency mode"
 # Each dracut boot: no shell, a failure ends the boot.
