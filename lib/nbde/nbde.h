@@ -56,6 +56,7 @@ struct nbde_unlock_rq {
 	const char *path;	/* the device */
 	unsigned int user;	/* 0 Admin1, n UserN */
 	bool save;		/* keep the key in the kernel for S3 resume */
+	bool force;		/* lock: even when the range's span is in use */
 };
 
 struct nbde_unlock_out {
@@ -156,6 +157,7 @@ struct nbde_request {
 	unsigned int deadline_s;
 	unsigned int prompt_timeout_s;	/* the prompts' own budget after it (0: 120) */
 	bool no_prompt;
+	bool force;			/* lock-all: lock even what is in use */
 	const char *ledger_dir;		/* the try ledger (NULL: counted in this run only) */
 	/* Each entry as soon as it is done (at boot one can take minutes). NULL: none. */
 	void (*entry_done)(void *arg, const struct nbde_entry_result *r);

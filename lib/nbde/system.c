@@ -158,6 +158,7 @@ static int one_range(struct nbde_system *s, const struct nbde_unlock_rq *rq, uns
 	const struct opaltab_entry *e = rq->entry;
 	struct opal_lock_request lr = {
 		.who = rq->user, .range = range, .keep_mbr = e->keep_mbr, .devpath = rq->path,
+		.force = rq->force,
 		.state = !unlock ? OPAL_LOCKED : e->readonly ? OPAL_UNLOCKED_RO : OPAL_UNLOCKED_RW,
 	};
 	struct opal_lock_result res;
@@ -185,8 +186,8 @@ static int one_range(struct nbde_system *s, const struct nbde_unlock_rq *rq, uns
 		case OPAL_LOCK_IN_USE:
 			out->status = NBDE_DRIVE_ERROR;
 			out->opal_rc = -EBUSY;
-			snprintf(out->why, sizeof(out->why), "%s: %s: not locked under it", what,
-				 res.in_use);
+			snprintf(out->why, sizeof(out->why), "%s: %s, and locking the range would pull the data from under it: unmount it or close what holds it first (or add --force)",
+				 what, res.in_use);
 			break;
 		case OPAL_LOCK_NOT_LOCKED:
 			out->status = NBDE_DRIVE_ERROR;

@@ -596,7 +596,7 @@ int nbde_run(const struct nbde_request *rq, const struct nbde_ops *ops, struct n
  */
 static void lock_entry(struct run *r, const struct opaltab_entry *e, struct nbde_entry_result *res)
 {
-	struct nbde_unlock_rq rq = { .entry = e, .user = e->user };
+	struct nbde_unlock_rq rq = { .entry = e, .user = e->user, .force = r->rq->force };
 	struct nbde_unlock_out out = { 0 };
 	struct nbde_drive_info info = { 0 };
 	char why[NBDE_WHY_MAX] = "";

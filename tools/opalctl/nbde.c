@@ -672,6 +672,7 @@ static int run_table(struct ctx *c, bool lock)
 	rq.deadline_s = c->deadline_s;
 	rq.prompt_timeout_s = c->prompt_timeout_s;
 	rq.no_prompt = c->no_prompt || lock;
+	rq.force = c->force;
 	/* The tries of one boot are counted beside its state records. */
 	if (c->state_dir) {
 		snprintf(ledger, sizeof(ledger), "%s/tries", c->state_dir);
