@@ -1,0 +1,118 @@
+#!/bin/sh
+# The initramfs-tools hook (hooks/fdekit-opal) and the shipped conf.d
+# snippet (conf.d/fdekit-umask), run on the host as mkinitramfs would run
+# them, with a hook-functions whose copy_exec and friends record what they
+# were asked (FDEKIT_HOOK_FUNCTIONS), the real opalctl's check-table, and
+# JWEs made by the real clevis offline (tang from an advertisement that
+# tangd printed, null, sss). Nothing is installed; no image is built.
+#   test_boot_hook.sh HOOK UMASK-SNIPPET BOOT-FUNCTIONS OPALCTL
+# Checks:
+#   - FDEKIT_TIMEOUT checked and written in decimal; the boot functions
+#     in the image.
+set -u
+HOOK=$1
+SNIPPET=$2
+FUNCS=$3
+OPALCTL=$4
+T=$(mktemp -d /tmp/test_boot_hook.XXXXXX)
+. "$(dirname "$0")/tap-lib.sh"
+
+echo "1..5"
+need clevis jose setsid /usr/libexec/tangd /usr/libexec/tangd-keygen
+
+mkdir -p "$T/conf/conf.d" "$T/keys"
+cat >"$T/hook-functions" <<EOF
+copy_exec() { echo "copy_exec \$*" >>"$T/copied"; }
+copy_file() {
+	echo "copy_file \$*" >>"$T/copied"
+	_dst=\$DESTDIR/\${3:-\$2}
+	[ -e "\$_dst" ] && return 1
+	mkdir -p "\${_dst%/*}" && cp "\$2" "\$_dst"
+}
+manual_add_modules() { echo "manual_add_modules \$*" >>"$T/copied"; }
+auto_add_modules() { echo "auto_add_modules \$*" >>"$T/copied"; }
+EOF
+
+# The JWEs, sealed offline: Tang's advertisement as tangd answers GET /adv.
+mkdir -p "$T/tang" && /usr/libexec/tangd-keygen "$T/tang" >/dev/null 2>&1
+printf 'GET /adv HTTP/1.1\r\nHost: tang\r\n\r\n' | /usr/libexec/tangd "$T/tang" 2>/dev/null |
+	sed '1,/^\r$/d' >"$T/adv.json"
+TANG="{\"url\":\"http://192.0.2.1\",\"adv\":\"$T/adv.json\"}"
+seal() {
+	printf 'key' | clevis encrypt "$1" "$2" >"$T/keys/$3.jwe" 2>"$T/err" ||
+		{ echo "Bail out! clevis encrypt $1 failed: $(cat "$T/err")"; exit 1; }
+}
+seal tang "$TANG" tang
+seal null '{}' null
+seal sss "{\"t\":1,\"pins\":{\"tang\":[$TANG],\"null\":[{}]}}" sss-either
+seal sss "{\"t\":2,\"pins\":{\"tang\":[$TANG],\"null\":[{}]}}" sss-both
+printf 'a key file' >"$T/keys/data.key"
+chmod 0600 "$T/keys/data.key"
+
+# hook TABLE-LINES [SETTINGS [KEYMAP]]: the hook, as mkinitramfs runs it
+# (umask 0077 as the snippet sets it, its environment), on a table of these
+# lines with these lines in conf.d/fdekit; $T/out, $T/err, $T/rc.
+hook() {
+	printf '%s\n' "$1" >"$T/opaltab"
+	{
+		echo "FDEKIT_OPALTAB=$T/opaltab"
+		echo "FDEKIT_OPALCTL=$OPALCTL"
+		echo "FDEKIT_BOOT_FUNCTIONS=$FUNCS"
+		printf '%s\n' "${2:-}"
+	} >"$T/conf/conf.d/fdekit"
+	rm -rf "$T/dest" "$T/copied"
+	mkdir -p "$T/dest"
+	(
+		umask 0077
+		env DESTDIR="$T/dest" CONFDIR="$T/conf" KEYMAP="${3:-n}" MODULES=most \
+			FDEKIT_HOOK_FUNCTIONS="$T/hook-functions" ${IMAGE:+FDEKIT_INITRAMFS_IMAGE="$IMAGE"} \
+			sh "$HOOK" >"$T/out" 2>"$T/err"
+	)
+	echo $? >"$T/rc"
+}
+IMAGE=
+
+# conf VAR: VAR's value in the image's /etc/fdekit/initramfs.conf, as the
+# boot script reads it.
+conf() {
+	# shellcheck disable=SC2016 # expanded by the shell that sources it
+	sh -c '. "$1" && eval "printf \"%s\\n\" \"\${$2-UNSET}\""' conf "$T/dest/etc/fdekit/initramfs.conf" "$1"
+}
+
+# built DESC / refused DESC PATTERN: the hook succeeded / failed saying it.
+built() {
+	if [ "$(cat "$T/rc")" = 0 ]; then ok "$1"; else not_ok "$1 (exit $(cat "$T/rc"))"; sed 's/^/# /' "$T/err"; fi
+}
+refused() {
+	if [ "$(cat "$T/rc")" != 0 ] && grep -q -- "$2" "$T/err"; then
+		ok "$1"
+	else
+		not_ok "$1 (exit $(cat "$T/rc"))"
+		sed 's/^/# /' "$T/err"
+	fi
+}
+mode() {
+	stat -c %a "$1"
+}
+
+# --- the settings, and what the boot script needs ---
+hook "root serial=FDEKITROOT01 1 clevis:$T/keys/tang.jwe" "FDEKIT_TIMEOUT=090"
+built "FDEKIT_TIMEOUT=090 is accepted"
+if [ "$(conf FDEKIT_TIMEOUT)" = 90 ]; then
+	ok "and written as 90, not the octal-looking 090"
+else
+	not_ok "and written as 90 ($(conf FDEKIT_TIMEOUT))"
+fi
+hook "root serial=FDEKITROOT01 1 clevis:$T/keys/tang.jwe" "FDEKIT_TIMEOUT=2min"
+refused "FDEKIT_TIMEOUT=2min fails the build, saying what it takes" "FDEKIT_TIMEOUT=2min.*1 to 86400"
+hook "root serial=FDEKITROOT01 1 clevis:$T/keys/tang.jwe" "FDEKIT_TIMEOUT=100000"
+refused "FDEKIT_TIMEOUT=100000 (over opalctl's 86400) fails the build" "FDEKIT_TIMEOUT=100000"
+
+hook "root serial=FDEKITROOT01 1 clevis:$T/keys/tang.jwe"
+if [ -r "$T/dest/usr/share/fdekit/boot-functions" ] &&
+	cmp -s "$T/dest/usr/share/fdekit/boot-functions" "$FUNCS"; then
+	ok "the image carries the boot functions (fdekit_seconds for the boot script)"
+else
+	not_ok "the image carries the boot functions (fdekit_seconds for the boot script)"
+fi
+[ "$failed" -eq 0 ]
