@@ -8,7 +8,7 @@
 #   test_boot_hook.sh HOOK UMASK-SNIPPET BOOT-FUNCTIONS OPALCTL
 # Checks:
 #   - FDEKIT_TIMEOUT checked and written in decimal; the boot functions
-#     in the image.
+#     and setsid in the image.
 set -u
 HOOK=$1
 SNIPPET=$2
@@ -17,7 +17,7 @@ OPALCTL=$4
 T=$(mktemp -d /tmp/test_boot_hook.XXXXXX)
 . "$(dirname "$0")/tap-lib.sh"
 
-echo "1..5"
+echo "1..6"
 need clevis jose setsid /usr/libexec/tangd /usr/libexec/tangd-keygen
 
 mkdir -p "$T/conf/conf.d" "$T/keys"
@@ -114,5 +114,10 @@ if [ -r "$T/dest/usr/share/fdekit/boot-functions" ] &&
 	ok "the image carries the boot functions (fdekit_seconds for the boot script)"
 else
 	not_ok "the image carries the boot functions (fdekit_seconds for the boot script)"
+fi
+if grep -q "^copy_exec $(command -v setsid)" "$T/copied"; then
+	ok "a tang binding: setsid in the image (the network setup's own session)"
+else
+	not_ok "a tang binding: setsid in the image (the network setup's own session)"
 fi
 [ "$failed" -eq 0 ]

@@ -12,7 +12,11 @@
 #     zeros (08 stopped dash and busybox, 010 was octal), 1 to 86400
 #     (opalctl's --deadline), anything else said on the console and the
 #     default used; fdekit_seconds itself under both shells;
-#   - the Begin line of the unlock ends in "failed" when opalctl failed.
+#   - the Begin line of the unlock ends in "failed" when opalctl failed;
+#   - configure_networking's output goes to /run/fdekit-network.log; every
+#     process it started, one that left its process tree and one that
+#     ignores SIGTERM included, is gone when the script returns; no
+#     /run/fdekit-curl.* is left.
 set -u
 SCRIPT=$1
 FUNCS=$2
@@ -135,7 +139,7 @@ reap() {
 	return 0
 }
 
-echo "1..30"
+echo "1..48"
 
 for sh in dash "busybox sh"; do
 	# --- fdekit_seconds, as both generators' scripts call it ---
@@ -209,6 +213,51 @@ FDEKIT_TIMEOUT="x"'
 	fi
 	[ "$(cat "$T/rc")" = 0 ] && ok "$sh: the script itself exits 0 (the boot goes on)" ||
 		not_ok "$sh: the script itself exits 0 (the boot goes on)"
+
+	# --- the background network setup ---
+	setup "fdekit.timeout=2" 'FDEKIT_PINS="sss tang"
+FDEKIT_TANG_ENTRIES="root"' 0 never
+	run "$sh"
+	expect_deadline "$sh: no network: the unlock runs" 1 2
+	if ! grep -q "Waiting up to 180 secs" "$T/console"; then
+		ok "$sh: configure_networking's messages are not on the console"
+	else
+		not_ok "$sh: configure_networking's messages are not on the console"
+		sed 's/^/# /' "$T/console"
+	fi
+	if grep -q "Waiting up to 180 secs" "$R/run/fdekit-network.log" 2>/dev/null; then
+		ok "$sh: they are in /run/fdekit-network.log"
+	else
+		not_ok "$sh: they are in /run/fdekit-network.log"
+	fi
+	if [ -s "$T/orphan.pid" ] && gone "$(cat "$T/orphan.pid")"; then
+		ok "$sh: a process of the setup that left its process tree is gone when the script returns"
+	else
+		not_ok "$sh: a process of the setup that left its process tree is gone when the script returns"
+	fi
+	if [ -s "$T/stubborn.pid" ] && gone "$(cat "$T/stubborn.pid")"; then
+		ok "$sh: one that ignores SIGTERM is gone too"
+	else
+		not_ok "$sh: one that ignores SIGTERM is gone too"
+	fi
+	if [ -z "$(ls -d "$R"/run/fdekit-curl.* 2>/dev/null)" ]; then
+		ok "$sh: no /run/fdekit-curl.* directory is left"
+	else
+		not_ok "$sh: no /run/fdekit-curl.* directory is left"
+	fi
+	if [ ! -e "$T/ip.log" ]; then
+		ok "$sh: no interface touched (none in the test's /sys/class/net)"
+	else
+		not_ok "$sh: no interface touched"
+		sed 's/^/# /' "$T/ip.log"
+	fi
+	reap
+
+	setup "fdekit.timeout=20" 'FDEKIT_PINS="tang"
+FDEKIT_TANG_ENTRIES="root"' 0 up
+	run "$sh"
+	expect_deadline "$sh: a network that comes up: the unlock gets the rest of the bound" 17 20
+	console_says "$sh: its Begin line ends in done." "Begin: fdekit: configuring the network for Tang.* \.\.\. done\."
 
 done
 [ "$failed" -eq 0 ]
