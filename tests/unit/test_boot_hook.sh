@@ -7,7 +7,9 @@
 # tangd printed, null, sss). Nothing is installed; no image is built.
 #   test_boot_hook.sh HOOK UMASK-SNIPPET BOOT-FUNCTIONS OPALCTL
 # Checks:
-#   - FDEKIT_TIMEOUT checked and written in decimal; the boot functions
+#   - FDEKIT_TIMEOUT checked and written in decimal; FDEKIT_TANG_WAIT
+#     checked and passed on; the entries whose key needs Tang
+#     (FDEKIT_TANG_ENTRIES) as an sss threshold says; the boot functions
 #     and setsid in the image.
 set -u
 HOOK=$1
@@ -17,7 +19,7 @@ OPALCTL=$4
 T=$(mktemp -d /tmp/test_boot_hook.XXXXXX)
 . "$(dirname "$0")/tap-lib.sh"
 
-echo "1..6"
+echo "1..15"
 need clevis jose setsid /usr/libexec/tangd /usr/libexec/tangd-keygen
 
 mkdir -p "$T/conf/conf.d" "$T/keys"
@@ -119,5 +121,52 @@ if grep -q "^copy_exec $(command -v setsid)" "$T/copied"; then
 	ok "a tang binding: setsid in the image (the network setup's own session)"
 else
 	not_ok "a tang binding: setsid in the image (the network setup's own session)"
+fi
+if [ "$(conf FDEKIT_TANG_ENTRIES)" = root ]; then
+	ok "a tang JWE: its entry needs Tang (FDEKIT_TANG_ENTRIES=root)"
+else
+	not_ok "a tang JWE: its entry needs Tang ($(conf FDEKIT_TANG_ENTRIES))"
+fi
+if [ "$(conf FDEKIT_TANG_WAIT)" = auto ]; then
+	ok "FDEKIT_TANG_WAIT unset: auto"
+else
+	not_ok "FDEKIT_TANG_WAIT unset: auto ($(conf FDEKIT_TANG_WAIT))"
+fi
+
+hook "root serial=FDEKITROOT01 1 clevis:$T/keys/sss-either.jwe
+data serial=FDEKITDATA01 1 clevis:$T/keys/null.jwe
+spare serial=FDEKITDATA02 2 keyfile:$T/keys/data.key cleartext-key-on-boot
+asked serial=FDEKITDATA03 3 prompt"
+built "sss of tang or null, null, a key file, a prompt"
+if [ "$(conf FDEKIT_PINS)" = "null sss tang" ] && [ -z "$(conf FDEKIT_TANG_ENTRIES)" ]; then
+	ok "each key can be had without Tang: FDEKIT_TANG_ENTRIES empty (the pins still say tang)"
+else
+	not_ok "each key can be had without Tang: FDEKIT_TANG_ENTRIES empty ('$(conf FDEKIT_TANG_ENTRIES)', pins '$(conf FDEKIT_PINS)')"
+fi
+hook "root serial=FDEKITROOT01 1 clevis:$T/keys/sss-both.jwe
+data serial=FDEKITDATA01 1 clevis:$T/keys/sss-either.jwe"
+if [ "$(conf FDEKIT_TANG_ENTRIES)" = root ]; then
+	ok "sss of tang and null (t=2): that entry needs Tang, the t=1 one does not"
+else
+	not_ok "sss of tang and null (t=2): that entry needs Tang ('$(conf FDEKIT_TANG_ENTRIES)')"
+fi
+
+hook "root serial=FDEKITROOT01 1 clevis:$T/keys/tang.jwe" "FDEKIT_TANG_WAIT=no"
+built "FDEKIT_TANG_WAIT=no is accepted"
+if [ "$(conf FDEKIT_TANG_WAIT)" = no ]; then
+	ok "and passed on to the boot script"
+else
+	not_ok "and passed on to the boot script ($(conf FDEKIT_TANG_WAIT))"
+fi
+hook "root serial=FDEKITROOT01 1 clevis:$T/keys/tang.jwe" "FDEKIT_TANG_WAIT=sometimes"
+refused "FDEKIT_TANG_WAIT=sometimes fails the build, saying what it takes" "FDEKIT_TANG_WAIT=sometimes.*yes, no or auto"
+
+# An entry name is data, never code, in the image's initramfs.conf.
+hook "r\$(touch\${IFS}$T/pwned) serial=FDEKITROOT01 1 clevis:$T/keys/tang.jwe"
+conf FDEKIT_TANG_ENTRIES >/dev/null 2>&1
+if [ ! -e "$T/pwned" ]; then
+	ok "an entry name with \$(...) is not run when the boot script reads initramfs.conf"
+else
+	not_ok "an entry name with \$(...) is not run when the boot script reads initramfs.conf"
 fi
 [ "$failed" -eq 0 ]

@@ -16,7 +16,10 @@
 #   - configure_networking's output goes to /run/fdekit-network.log; every
 #     process it started, one that left its process tree and one that
 #     ignores SIGTERM included, is gone when the script returns; no
-#     /run/fdekit-curl.* is left.
+#     /run/fdekit-curl.* is left;
+#   - no wait for the network when no entry needs Tang for its key
+#     (FDEKIT_TANG_ENTRIES empty), or with fdekit.tang-wait=no or
+#     FDEKIT_TANG_WAIT=no; the wait when one does, or with yes.
 set -u
 SCRIPT=$1
 FUNCS=$2
@@ -139,7 +142,7 @@ reap() {
 	return 0
 }
 
-echo "1..48"
+echo "1..64"
 
 for sh in dash "busybox sh"; do
 	# --- fdekit_seconds, as both generators' scripts call it ---
@@ -259,5 +262,77 @@ FDEKIT_TANG_ENTRIES="root"' 0 up
 	expect_deadline "$sh: a network that comes up: the unlock gets the rest of the bound" 17 20
 	console_says "$sh: its Begin line ends in done." "Begin: fdekit: configuring the network for Tang.* \.\.\. done\."
 
+	# --- whether to wait for the network before the first key attempt ---
+	# "the wait": up to half of fdekit.timeout (here 5 s) for a network
+	# that never comes (the setup runs until it is stopped).
+	setup "fdekit.timeout=10" 'FDEKIT_PINS="sss tang tpm2"
+FDEKIT_TANG_ENTRIES=""' 0 slow
+	run "$sh"
+	_cs=$(called_after)
+	if [ -n "$(deadline)" ] && [ "$_cs" -lt 300 ]; then
+		ok "$sh: every entry's key can be had without Tang: no wait (opalctl after ${_cs}0 ms)"
+	else
+		not_ok "$sh: every entry's key can be had without Tang: no wait (opalctl after ${_cs}0 ms)"
+		sed 's/^/# /' "$T/console"
+	fi
+	expect_deadline "$sh: and the unlock gets the whole bound" 9 10
+	console_says "$sh: the network still comes up behind the unlock" "fdekit: configuring the network for Tang"
+
+	setup "fdekit.timeout=10 fdekit.tang-wait=no" 'FDEKIT_PINS="tang"
+FDEKIT_TANG_ENTRIES="root"' 0 slow
+	run "$sh"
+	_cs=$(called_after)
+	if [ -n "$(deadline)" ] && [ "$_cs" -lt 300 ]; then
+		ok "$sh: fdekit.tang-wait=no: no wait although root needs Tang (${_cs}0 ms)"
+	else
+		not_ok "$sh: fdekit.tang-wait=no: no wait although root needs Tang (${_cs}0 ms)"
+		sed 's/^/# /' "$T/console"
+	fi
+
+	setup "fdekit.timeout=10" 'FDEKIT_PINS="tang"
+FDEKIT_TANG_ENTRIES="root"
+FDEKIT_TANG_WAIT="no"' 0 slow
+	run "$sh"
+	_cs=$(called_after)
+	if [ -n "$(deadline)" ] && [ "$_cs" -lt 300 ]; then
+		ok "$sh: FDEKIT_TANG_WAIT=no in the image: no wait (${_cs}0 ms)"
+	else
+		not_ok "$sh: FDEKIT_TANG_WAIT=no in the image: no wait (${_cs}0 ms)"
+		sed 's/^/# /' "$T/console"
+	fi
+
+	setup "fdekit.timeout=4" 'FDEKIT_PINS="tang"
+FDEKIT_TANG_ENTRIES="root"' 0 slow
+	run "$sh"
+	_cs=$(called_after)
+	if [ -n "$(deadline)" ] && [ "$_cs" -ge 150 ]; then
+		ok "$sh: an entry needs Tang: the network gets its share first (${_cs}0 ms)"
+	else
+		not_ok "$sh: an entry needs Tang: the network gets its share first (${_cs}0 ms)"
+		sed 's/^/# /' "$T/console"
+	fi
+
+	setup "fdekit.timeout=4 fdekit.tang-wait=yes" 'FDEKIT_PINS="tang"
+FDEKIT_TANG_ENTRIES=""' 0 slow
+	run "$sh"
+	_cs=$(called_after)
+	if [ -n "$(deadline)" ] && [ "$_cs" -ge 150 ]; then
+		ok "$sh: fdekit.tang-wait=yes: the wait, whatever the entries (${_cs}0 ms)"
+	else
+		not_ok "$sh: fdekit.tang-wait=yes: the wait, whatever the entries (${_cs}0 ms)"
+		sed 's/^/# /' "$T/console"
+	fi
+
+	setup "fdekit.timeout=10 fdekit.tang-wait=maybe" 'FDEKIT_PINS="tang"
+FDEKIT_TANG_ENTRIES=""' 0 slow
+	run "$sh"
+	_cs=$(called_after)
+	if [ -n "$(deadline)" ] && [ "$_cs" -lt 300 ] &&
+		grep -q "fdekit.tang-wait=maybe" "$T/console"; then
+		ok "$sh: fdekit.tang-wait=maybe: said on the console, the entries decide"
+	else
+		not_ok "$sh: fdekit.tang-wait=maybe: said on the console, the entries decide"
+		sed 's/^/# /' "$T/console"
+	fi
 done
 [ "$failed" -eq 0 ]
