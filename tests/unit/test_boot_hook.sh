@@ -7,6 +7,11 @@
 # tangd printed, null, sss). Nothing is installed; no image is built.
 #   test_boot_hook.sh HOOK UMASK-SNIPPET BOOT-FUNCTIONS OPALCTL
 # Checks:
+#   - a keyfile: entry the image would carry fails the build, naming the
+#     entry, unless it carries the option cleartext-key-on-boot;
+#   - an image file that exists with mode 0644 ends up 0600 (the snippet,
+#     which mkinitramfs sources with its -o file in $outfile, and the hook,
+#     whatever the table);
 #   - FDEKIT_TIMEOUT checked and written in decimal; FDEKIT_TANG_WAIT
 #     checked and passed on; the entries whose key needs Tang
 #     (FDEKIT_TANG_ENTRIES) as an sss threshold says; the boot functions
@@ -19,7 +24,7 @@ OPALCTL=$4
 T=$(mktemp -d /tmp/test_boot_hook.XXXXXX)
 . "$(dirname "$0")/tap-lib.sh"
 
-echo "1..15"
+echo "1..27"
 need clevis jose setsid /usr/libexec/tangd /usr/libexec/tangd-keygen
 
 mkdir -p "$T/conf/conf.d" "$T/keys"
@@ -96,6 +101,67 @@ refused() {
 mode() {
 	stat -c %a "$1"
 }
+
+# --- key files in plain form on /boot ---
+hook "data serial=FDEKITDATA01 1 keyfile:$T/keys/data.key fallback=fail"
+refused "a keyfile: entry without cleartext-key-on-boot fails the build" "cleartext-key-on-boot"
+refused "the message names the entry" "'data'"
+if [ ! -e "$T/dest/etc/fdekit/opaltab" ] && ! grep -q "data.key" "$T/copied" 2>/dev/null; then
+	ok "and the key file is not copied"
+else
+	not_ok "and the key file is not copied"
+fi
+hook "root serial=FDEKITROOT01 1 clevis:$T/keys/tang.jwe
+data serial=FDEKITDATA01 1 keyfile:$T/keys/data.key fallback=fail,cleartext-key-on-boot"
+built "with cleartext-key-on-boot it is accepted"
+if grep -q "copy_file keyfile $T/keys/data.key" "$T/copied"; then ok "and the key file copied"; else not_ok "and the key file copied"; fi
+hook "root serial=FDEKITROOT01 1 clevis:$T/keys/tang.jwe
+data serial=FDEKITDATA01 1 keyfile:$T/keys/data.key noauto"
+built "a noauto keyfile: entry (not in the image) needs no such option"
+if ! grep -q "data.key" "$T/copied"; then ok "and its key file is not copied"; else not_ok "and its key file is not copied"; fi
+
+# --- the image's mode ---
+# The snippet, as mkinitramfs sources it: after its options ($outfile) and
+# before it writes the image, which keeps the mode of a file that exists.
+printf 'old image' >"$T/initrd.img"
+chmod 0644 "$T/initrd.img"
+(
+	umask 0022
+	outfile=$T/initrd.img
+	FDEKIT_OPALTAB=$T/opaltab
+	. "$SNIPPET"
+	echo "UMASK=${UMASK:-} image=${FDEKIT_INITRAMFS_IMAGE:-}" >"$T/snippet.out"
+)
+if [ "$(mode "$T/initrd.img")" = 600 ]; then
+	ok "conf.d/fdekit-umask: an existing 0644 image file becomes 0600"
+else
+	not_ok "conf.d/fdekit-umask: an existing 0644 image file becomes 0600 (mode $(mode "$T/initrd.img"))"
+fi
+if grep -q "^UMASK=0077 image=$T/initrd.img$" "$T/snippet.out"; then
+	ok "conf.d/fdekit-umask: UMASK=0077, and the image's name for the hook"
+else
+	not_ok "conf.d/fdekit-umask: UMASK=0077, and the image's name for the hook"
+	sed 's/^/# /' "$T/snippet.out"
+fi
+rm -f "$T/opaltab" "$T/initrd.img"
+printf 'old image' >"$T/initrd.img"
+chmod 0644 "$T/initrd.img"
+(outfile=$T/initrd.img FDEKIT_OPALTAB=$T/opaltab . "$SNIPPET")
+if [ "$(mode "$T/initrd.img")" = 644 ]; then
+	ok "conf.d/fdekit-umask: without a table, the image's mode is left alone"
+else
+	not_ok "conf.d/fdekit-umask: without a table, the image's mode is left alone"
+fi
+# The hook: whatever set the mode before (a table elsewhere, another snippet).
+IMAGE=$T/initrd.img
+hook "root serial=FDEKITROOT01 1 clevis:$T/keys/tang.jwe"
+built "the hook builds with FDEKIT_INITRAMFS_IMAGE given"
+if [ "$(mode "$T/initrd.img")" = 600 ]; then
+	ok "the hook: an image holding a JWE ends up 0600"
+else
+	not_ok "the hook: an image holding a JWE ends up 0600 (mode $(mode "$T/initrd.img"))"
+fi
+IMAGE=
 
 # --- the settings, and what the boot script needs ---
 hook "root serial=FDEKITROOT01 1 clevis:$T/keys/tang.jwe" "FDEKIT_TIMEOUT=090"
