@@ -12,6 +12,8 @@
 #   - an image file that exists with mode 0644 ends up 0600 (the snippet,
 #     which mkinitramfs sources with its -o file in $outfile, and the hook,
 #     whatever the table);
+#   - a warning when the image has no keymap (KEYMAP=n) and an entry may
+#     ask for the recovery key;
 #   - FDEKIT_TIMEOUT checked and written in decimal; FDEKIT_TANG_WAIT
 #     checked and passed on; the entries whose key needs Tang
 #     (FDEKIT_TANG_ENTRIES) as an sss threshold says; the boot functions
@@ -24,7 +26,7 @@ OPALCTL=$4
 T=$(mktemp -d /tmp/test_boot_hook.XXXXXX)
 . "$(dirname "$0")/tap-lib.sh"
 
-echo "1..27"
+echo "1..32"
 need clevis jose setsid /usr/libexec/tangd /usr/libexec/tangd-keygen
 
 mkdir -p "$T/conf/conf.d" "$T/keys"
@@ -162,6 +164,41 @@ else
 	not_ok "the hook: an image holding a JWE ends up 0600 (mode $(mode "$T/initrd.img"))"
 fi
 IMAGE=
+
+# --- the recovery prompt and the keymap ---
+hook "root serial=FDEKITROOT01 1 clevis:$T/keys/tang.jwe" "" n
+built "KEYMAP=n: the image is built"
+if grep -q "^W: fdekit-opal: .*root.*KEYMAP=y" "$T/err"; then
+	ok "KEYMAP=n and an entry that may prompt: a warning naming it and KEYMAP=y"
+else
+	not_ok "KEYMAP=n and an entry that may prompt: a warning naming it and KEYMAP=y"
+	sed 's/^/# /' "$T/err"
+fi
+hook "root serial=FDEKITROOT01 1 prompt" "" n
+if grep -q "^W: fdekit-opal: .*root.*KEYMAP=y" "$T/err"; then
+	ok "KEYMAP=n and a prompt entry: the warning"
+else
+	not_ok "KEYMAP=n and a prompt entry: the warning"
+	sed 's/^/# /' "$T/err"
+fi
+hook "root serial=FDEKITROOT01 1 clevis:$T/keys/tang.jwe fallback=fail" "" n
+if ! grep -q "KEYMAP" "$T/err"; then
+	ok "every entry fallback=fail: no keymap warning"
+else
+	not_ok "every entry fallback=fail: no keymap warning"
+	sed 's/^/# /' "$T/err"
+fi
+hook "root serial=FDEKITROOT01 1 clevis:$T/keys/tang.jwe" "" y
+if [ -x /bin/setupcon ]; then
+	if ! grep -q "KEYMAP" "$T/err"; then ok "KEYMAP=y: no warning"; else not_ok "KEYMAP=y: no warning"; sed 's/^/# /' "$T/err"; fi
+else
+	if grep -q "^W: fdekit-opal: .*console-setup" "$T/err"; then
+		ok "KEYMAP=y without setupcon (no keymap after all): the warning says console-setup"
+	else
+		not_ok "KEYMAP=y without setupcon (no keymap after all): the warning says console-setup"
+		sed 's/^/# /' "$T/err"
+	fi
+fi
 
 # --- the settings, and what the boot script needs ---
 hook "root serial=FDEKITROOT01 1 clevis:$T/keys/tang.jwe" "FDEKIT_TIMEOUT=090"
