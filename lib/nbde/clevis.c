@@ -6,10 +6,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,42 +22,158 @@
 #include "opal.h"
 
 /* ------------------------------------------------------------ children */
+
+/* Where a program named without a slash is looked for, in this order. */
+static const char *const program_dirs[] = { "/usr/sbin", "/usr/bin", "/sbin", "/bin" };
+
 /*
- * Start argv as io says, in a process group of its own. When io->out_fd
- * < 0 its stdout is a pipe whose read end goes to *out_pipe; when
- * io->in_fd < 0, io->in_data is written to its stdin. Returns the pid or
- * -errno.
+ * What a child may take from this process's environment, when set: the
+ * TPM the tpm2 pin talks to (tpm2-tools 4 and 5: TPM2TOOLS_TCTI; 3:
+ * TPM2TOOLS_TCTI_NAME, TPM2TOOLS_DEVICE_FILE, TPM2TOOLS_SOCKET_ADDRESS and
+ * _PORT; the Rust tpm2 pin: TCTI; newer TSS: TSS2_TCTI), the tools' and
+ * the TSS's other settings (TPM2TOOLS_ENABLE_ERRATA, TSS2_LOG,
+ * TSS2_LOGFILE, TSS2_FAPICONF), and where temporary files go. Nothing
+ * else: no proxy, no curl or shell start-up files, no search path.
  */
+static const char *const passed_env[] = {
+	"TPM2TOOLS_TCTI", "TPM2TOOLS_TCTI_NAME", "TPM2TOOLS_DEVICE_FILE",
+	"TPM2TOOLS_SOCKET_ADDRESS", "TPM2TOOLS_SOCKET_PORT", "TPM2TOOLS_ENABLE_ERRATA",
+	"TCTI", "TSS2_TCTI", "TSS2_LOG", "TSS2_LOGFILE", "TSS2_FAPICONF", "TMPDIR",
+};
+
+#define CHILD_PATH "/usr/sbin:/usr/bin:/sbin:/bin"
+#define ENV_MAX (4 + sizeof(passed_env) / sizeof(passed_env[0]) + 1)
+
+/*
+ * The file a child runs: a path as given (made absolute), a bare name
+ * from program_dirs. 0, or -ENOENT when there is no such program.
+ */
+static int program_path(const char *name, char *out, size_t cap)
+{
+	struct stat st;
+
+	if (name[0] == '/') {
+		return (size_t)snprintf(out, cap, "%s", name) < cap ? 0 : -ENAMETOOLONG;
+	} else if (strchr(name, '/')) {
+		/* Relative to where we are, as exec would take it. */
+		if (!getcwd(out, cap))
+			return -errno;
+		if (strlen(out) + 1 + strlen(name) >= cap)
+			return -ENAMETOOLONG;
+		strcat(strcat(out, "/"), name);
+		return 0;
+	}
+	if (!*name)
+		return -ENOENT;
+	for (size_t i = 0; i < sizeof(program_dirs) / sizeof(program_dirs[0]); i++) {
+		if ((size_t)snprintf(out, cap, "%s/%s", program_dirs[i], name) >= cap)
+			return -ENAMETOOLONG;
+		if (!stat(out, &st) && S_ISREG(st.st_mode) && !access(out, X_OK))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/* The child's whole environment, in env (ENV_MAX entries); strings in home_buf. */
+static void child_env(const struct child_io *io, const char **env, char *home_buf, size_t cap)
+{
+	size_t n = 0, half = cap / 2;
+
+	env[n++] = "PATH=" CHILD_PATH;
+	env[n++] = "LC_ALL=C";
+	if (io->curl_home) {
+		/* curl reads CURL_HOME/.curlrc, else HOME/.curlrc: both the bounded one. */
+		snprintf(home_buf, half, "HOME=%s", io->curl_home);
+		snprintf(home_buf + half, cap - half, "CURL_HOME=%s", io->curl_home);
+		env[n++] = home_buf;
+		env[n++] = home_buf + half;
+	} else {
+		env[n++] = "HOME=/";
+	}
+	for (size_t i = 0; i < sizeof(passed_env) / sizeof(passed_env[0]); i++) {
+		size_t len = strlen(passed_env[i]);
+
+		for (char **e = environ; e && *e; e++) {
+			if (!strncmp(*e, passed_env[i], len) && (*e)[len] == '=') {
+				env[n++] = *e;
+				break;
+			}
+		}
+	}
+	env[n] = NULL;
+}
+
+/* Signal pid's process group, or pid alone while it has none of its own yet. */
+static void kill_group(pid_t pid, int sig)
+{
+	if (kill(-pid, sig) && errno == ESRCH)
+		kill(pid, sig);
+}
+
+/*
+ * In the child, before exec: every signal back to its default action
+ * (opalctl ignores SIGPIPE, and a caller may ignore others), the mask
+ * emptied last, and no core file (the child holds the PIN).
+ */
+static void child_reset(void)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	struct rlimit none = { 0, 0 };
+	sigset_t empty;
+
+	sigemptyset(&dfl.sa_mask);
+	for (int sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &dfl, NULL);	/* EINVAL for KILL, STOP and libc's own */
+	setrlimit(RLIMIT_CORE, &none);
+	sigemptyset(&empty);
+	sigprocmask(SIG_SETMASK, &empty, NULL);
+}
+
 pid_t spawn_child(char *const argv[], const struct child_io *io, int *out_pipe)
 {
 	int inp[2] = { -1, -1 }, outp[2] = { -1, -1 }, rc = 0;
+	char prog[PATH_MAX], homes[2 * PATH_MAX + 32];
+	const char *env[ENV_MAX];
+	sigset_t all, old;
 	pid_t pid;
 
+	rc = program_path(argv[0], prog, sizeof(prog));
+	if (rc)
+		return rc;
+	child_env(io, env, homes, sizeof(homes));
 	if ((io->in_fd < 0 && pipe2(inp, O_CLOEXEC)) || (io->out_fd < 0 && pipe2(outp, O_CLOEXEC))) {
 		rc = -errno;
 		goto fail;
 	}
+	/* No handler of this process may run in the child before it is reset. */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = fork();
 	if (pid < 0) {
 		rc = -errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		goto fail;
 	}
 	if (pid == 0) {
-		setpgid(0, 0);
+		/* A session of its own has no terminal to ask on (or stop for). */
+		if (io->no_tty ? setsid() < 0 : setpgid(0, 0) < 0)
+			_exit(126);
 		if (dup2(io->in_fd >= 0 ? io->in_fd : inp[0], 0) < 0 ||
 		    dup2(io->out_fd >= 0 ? io->out_fd : outp[1], 1) < 0)
 			_exit(126);
-		if (io->curl_home)
-			setenv("CURL_HOME", io->curl_home, 1);
-		execvp(argv[0], argv);
+		child_reset();
+		execve(prog, argv, (char *const *)env);
 		_exit(127);
 	}
-	setpgid(pid, pid);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	/* Also here, so that killing the group works before the child ran. */
+	if (!io->no_tty)
+		setpgid(pid, pid);
 	if (io->in_fd < 0) {
 		close(inp[0]);
 		/* A PIN fits in the pipe's buffer: no deadlock with the child. */
 		if (io->in_len && write(inp[1], io->in_data, io->in_len) != (ssize_t)io->in_len)
-			kill(-pid, SIGKILL);
+			kill_group(pid, SIGKILL);
 		close(inp[1]);
 	}
 	if (io->out_fd < 0) {
@@ -72,25 +191,32 @@ fail:
 	return rc;
 }
 
-/*
- * Wait for pid's exit until end (monotonic ms); at end, or at once when
- * kill_now, its whole group is killed. Returns the exit status (0..255),
- * 128+signal, or -ETIMEDOUT when it had to be killed for the time.
- */
 int reap_child(pid_t pid, uint64_t end, bool kill_now)
 {
 	int status = 0;
 
 	for (;;) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
+		siginfo_t si = { 0 };
+		int w = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
 
-		if (w == pid)
+		if (!w && si.si_pid == pid) {
+			/*
+			 * Exited, not yet reaped (its pid, so its group's, not
+			 * free for reuse): what it left running goes now, such
+			 * as a curl of the tang pin writing into the next
+			 * command's stderr.
+			 */
+			kill(-pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
 			break;
+		}
 		if (w < 0 && errno != EINTR)
 			return -errno;
 		if (kill_now || nbde_now_ms() >= end) {
-			kill(-pid, SIGKILL);
-			waitpid(pid, &status, 0);
+			kill_group(pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
 			return kill_now ? 128 + SIGKILL : -ETIMEDOUT;
 		}
 		usleep(20000);
@@ -135,6 +261,8 @@ int run_child(char *const argv[], struct child_io *io, uint64_t timeout_ms)
 	int out = -1, rc = 0, st;
 	pid_t pid = spawn_child(argv, io, &out);
 
+	if (pid == -ENOENT)
+		return 127;	/* as a shell says it: no such program */
 	if (pid < 0)
 		return pid;
 	if (out >= 0) {
@@ -254,7 +382,7 @@ int clevis_encrypt(const char *pin, const char *config, const struct secret *pla
 	char *const argv[] = { (char *)"clevis", (char *)"encrypt", (char *)pin, (char *)config,
 			       NULL };
 	struct child_io io = { .in_fd = -1, .in_data = plain->data, .in_len = plain->len,
-			       .out_fd = out_fd };
+			       .out_fd = out_fd, .no_tty = true };
 	char home[64];
 	int rc = curl_home(home, sizeof(home), timeout_s);
 

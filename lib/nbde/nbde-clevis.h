@@ -26,20 +26,33 @@ struct child_io {
 	size_t in_len;
 	int out_fd;
 	struct secret *capture;
-	const char *curl_home;	/* CURL_HOME for the child, or NULL */
+	const char *curl_home;	/* HOME and CURL_HOME for the child, or NULL (HOME=/) */
+	bool no_tty;		/* a session of its own: no terminal to ask on */
 };
 
 /*
  * Start argv as io says, in a process group of its own. When io->out_fd
  * < 0 its stdout is a pipe whose read end goes to *out_pipe; when
  * io->in_fd < 0, io->in_data (at most a pipe's buffer) is written to its
- * stdin. Returns the pid or -errno.
+ * stdin. Returns the pid or -errno (-ENOENT: no such program).
+ *
+ * argv[0] is a path, or a bare name looked for in /usr/sbin, /usr/bin,
+ * /sbin and /bin only (never $PATH). The child gets an environment of its
+ * own: PATH=/usr/sbin:/usr/bin:/sbin:/bin, LC_ALL=C, HOME (and CURL_HOME)
+ * the curl_home directory or HOME=/, and, when set here, only the TPM's
+ * selection and settings (TPM2TOOLS_TCTI, TPM2TOOLS_TCTI_NAME,
+ * TPM2TOOLS_DEVICE_FILE, TPM2TOOLS_SOCKET_ADDRESS, TPM2TOOLS_SOCKET_PORT,
+ * TPM2TOOLS_ENABLE_ERRATA, TCTI, TSS2_TCTI, TSS2_LOG, TSS2_LOGFILE,
+ * TSS2_FAPICONF) and TMPDIR. Every signal has its default action, none is
+ * blocked, and RLIMIT_CORE is 0 (it may hold a PIN).
  */
 pid_t spawn_child(char *const argv[], const struct child_io *io, int *out_pipe);
 /*
  * Wait for pid's exit until end (monotonic ms); at end, or at once when
- * kill_now, its whole group is killed. Returns the exit status (0..255),
- * 128+signal, or -ETIMEDOUT when it had to be killed for the time.
+ * kill_now, its whole group is killed. When it exits, what is left of its
+ * group (a curl clevis started) is killed before it is reaped. Returns the
+ * exit status (0..255), 128+signal, or -ETIMEDOUT when it had to be
+ * killed for the time.
  */
 int reap_child(pid_t pid, uint64_t end, bool kill_now);
 /*
@@ -52,8 +65,8 @@ int capture_output(int fd, struct secret *capture, uint64_t end, int wake_fd);
  * Run argv with stdin from in_fd (or, when in_fd < 0, from the bytes
  * in_data through a pipe), stdout into out_fd (or, when out_fd < 0, into
  * capture), stderr inherited. Killed, with its process group, after
- * timeout_ms. Returns the exit status (0..255), 128+signal, or -errno
- * (-ETIMEDOUT when killed for the timeout).
+ * timeout_ms. Returns the exit status (0..255; 127 when there is no such
+ * program), 128+signal, or -errno (-ETIMEDOUT when killed for the timeout).
  */
 int run_child(char *const argv[], struct child_io *io, uint64_t timeout_ms);
 /*
@@ -78,7 +91,9 @@ int clevis_decrypt_text(const char *jwe, size_t len, unsigned int timeout_s, str
 			char *why, size_t whylen);
 /*
  * clevis encrypt PIN CONFIG < plain > out_fd, bounded by timeout_s (every
- * Tang exchange too). Returns run_child's result (0: sealed).
+ * Tang exchange too), in a session of its own: it has no terminal to ask
+ * a trust question on, so a configuration that would need one fails
+ * instead of waiting for an answer. Returns run_child's result (0: sealed).
  */
 int clevis_encrypt(const char *pin, const char *config, const struct secret *plain, int out_fd,
 		   unsigned int timeout_s);

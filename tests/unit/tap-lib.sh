@@ -77,16 +77,62 @@ start_tang() {
 	return 1
 }
 
+# A loopback port whose next one is free too (swtpm's server and control ports).
+free_port_pair() {
+	/usr/bin/python3 -c '
+import socket
+while True:
+    a, b = socket.socket(), socket.socket()
+    a.bind(("127.0.0.1", 0))
+    p = a.getsockname()[1]
+    try:
+        b.bind(("127.0.0.1", p + 1))
+    except OSError:
+        continue
+    finally:
+        a.close()
+        b.close()
+    print(p)
+    break'
+}
+
+# alive PID: the process runs (not gone, not a zombie)
+alive() {
+	_st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+	[ -n "$_st" ] && [ "$_st" != Z ]
+}
+
 # start_swtpm: a software TPM on loopback ports, for clevis's tpm2 pin: its
-# tpm2-tools find it through TPM2TOOLS_TCTI (exported), which opalctl
-# passes on to clevis with the rest of its environment.
+# tpm2-tools find it through TPM2TOOLS_TCTI (exported), one of the few
+# variables opalctl passes on to clevis (spawn_child: the TPM's selection,
+# TMPDIR, nothing else of its environment). Waits, bounded, until it takes
+# connections; a port taken in between (another test's server) or a state
+# directory still locked by the one before: started again, on new ports.
+# $! is the swtpm afterwards.
 start_swtpm() {
-	TPMPORT=$(free_port)
 	mkdir -p "$T/tpm"
-	swtpm socket --tpm2 --tpmstate dir="$T/tpm" --flags not-need-init,startup-clear \
-		--server type=tcp,port=$TPMPORT,bindaddr=127.0.0.1 \
-		--ctrl type=tcp,port=$((TPMPORT + 1)),bindaddr=127.0.0.1 >"$T/swtpm.log" 2>&1 &
-	PIDS="$PIDS $!"
-	export TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$TPMPORT"
-	sleep 0.5
+	_try=0
+	while [ $_try -lt 5 ]; do
+		_try=$((_try + 1))
+		TPMPORT=$(free_port_pair)
+		swtpm socket --tpm2 --tpmstate dir="$T/tpm" --flags not-need-init,startup-clear \
+			--server type=tcp,port=$TPMPORT,bindaddr=127.0.0.1 \
+			--ctrl type=tcp,port=$((TPMPORT + 1)),bindaddr=127.0.0.1 >>"$T/swtpm.log" 2>&1 &
+		_swtpm=$!
+		PIDS="$PIDS $_swtpm"
+		export TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$TPMPORT"
+		_i=0
+		while [ $_i -lt 100 ] && alive $_swtpm; do
+			if /usr/bin/python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' \
+				"$TPMPORT" 2>/dev/null; then
+				return 0
+			fi
+			sleep 0.1
+			_i=$((_i + 1))
+		done
+		kill "$_swtpm" 2>/dev/null
+		while alive "$_swtpm"; do sleep 0.1; done
+		echo "# swtpm did not start on port $TPMPORT (try $_try)" >>"$T/swtpm.log"
+	done
+	return 1
 }

@@ -4,14 +4,19 @@
  * codes, human and JSON output, and the failure paths (wrong key with tries
  * left, lockout, locked-range I/O, refusals without --yes-destroy-data).
  */
+#include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +25,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "nbde-clevis.h"
 #include "opal.h"
 #include "opalctl.h"
 #include "sedsim.h"
@@ -1872,6 +1878,168 @@ static void test_not_authorized(void **state)
 	assert_int_equal(read_block(f, 5, back), SEDSIM_IO_OK);
 }
 
+/* ------------------------------------------------------ child processes */
+
+/* argv as opalctl runs clevis (run_child, no curl home unless given): its stdout into out. */
+static int child_output(char *const argv[], const char *curl_home, char *out, size_t cap)
+{
+	struct secret buf = { .data = (uint8_t *)out, .cap = cap - 1 };
+	struct child_io io = { .in_fd = -1, .out_fd = -1, .capture = &buf, .curl_home = curl_home };
+	int rc = run_child(argv, &io, 10000);
+
+	out[buf.len] = 0;
+	return rc;
+}
+
+#define ARGV(...) ((char *const[]){ __VA_ARGS__, NULL })
+
+/* Whether line (a whole line) is in text. */
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = text; (p = strstr(p, line)); p += n)
+		if ((p == text || p[-1] == '\n') && (p[n] == '\n' || !p[n]))
+			return true;
+	return false;
+}
+
+/*
+ * A child (clevis, curl, an askpass) gets no $PATH search, none of this
+ * process's environment but the TPM's selection and TMPDIR, every signal
+ * at its default action and none blocked, and no core dumps. What it
+ * runs directly is asked (a shell would change its signals itself).
+ */
+static void test_child_environment(void **state)
+{
+	struct fx *f = *state;
+	char bin[128], probe[160], path[4096], out[8192], home[128], tmpdir[128];
+	const char *old_path = getenv("PATH");
+	struct rlimit core;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, saved[3];
+	static const int ignored[] = { SIGPIPE, SIGINT, SIGHUP };
+	sigset_t block, old_mask;
+	unsigned long long blk = 1, sig_ign = 1;
+	const char *p;
+
+	/* A program only $PATH has is not found; nor is a fake sh taken. */
+	snprintf(bin, sizeof(bin), "%s/bin", f->dir);
+	assert_int_equal(mkdir(bin, 0700), 0);
+	snprintf(probe, sizeof(probe), "%s/fdekit-probe", bin);
+	write_script(probe, "#!/bin/sh\necho probe ran\n");
+	snprintf(probe, sizeof(probe), "%s/sh", bin);
+	write_script(probe, "#!/bin/sh\necho fake sh\n");
+	snprintf(path, sizeof(path), "%s:%s", bin, old_path ? old_path : "/usr/bin:/bin");
+	snprintf(home, sizeof(home), "%s/home", f->dir);
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", f->dir);
+	setenv("PATH", path, 1);
+	setenv("http_proxy", "http://127.0.0.1:9", 1);
+	setenv("HOME", home, 1);
+	setenv("CURL_HOME", home, 1);
+	setenv("FDEKIT_TEST_OTHER", "not for children", 1);
+	setenv("TPM2TOOLS_TCTI", "swtpm:host=127.0.0.1,port=1", 1);
+	setenv("TCTI", "swtpm:port=1", 1);
+	setenv("TSS2_LOG", "all+none", 1);
+	setenv("TMPDIR", f->dir, 1);
+	assert_int_equal(child_output(ARGV("fdekit-probe"), NULL, out, sizeof(out)), 127);
+	assert_int_equal(child_output(ARGV("sh", "-c", "echo real sh"), NULL, out, sizeof(out)), 0);
+	if (strcmp(out, "real sh\n"))
+		fail_msg("sh was looked up in $PATH: %s", out);
+	assert_int_equal(child_output(ARGV("env"), NULL, out, sizeof(out)), 0);
+	if (!has_line(out, "PATH=/usr/sbin:/usr/bin:/sbin:/bin") || !has_line(out, "LC_ALL=C") ||
+	    !has_line(out, "HOME=/") || !has_line(out, "TPM2TOOLS_TCTI=swtpm:host=127.0.0.1,port=1") ||
+	    !has_line(out, "TCTI=swtpm:port=1") || !has_line(out, "TSS2_LOG=all+none") ||
+	    !has_line(out, tmpdir))
+		fail_msg("the child's environment lacks what it needs:\n%s", out);
+	if (strstr(out, "http_proxy") || strstr(out, "CURL_HOME") || strstr(out, "FDEKIT_TEST_OTHER") ||
+	    strstr(out, home))
+		fail_msg("the child got this process's environment:\n%s", out);
+	/* With a curl_home, HOME and CURL_HOME are it (its bounded .curlrc). */
+	assert_int_equal(child_output(ARGV("env"), "/run/fdekit-curl.test", out, sizeof(out)), 0);
+	if (!has_line(out, "HOME=/run/fdekit-curl.test") ||
+	    !has_line(out, "CURL_HOME=/run/fdekit-curl.test"))
+		fail_msg("HOME and CURL_HOME are not the curl home:\n%s", out);
+	setenv("PATH", old_path ? old_path : "/usr/bin:/bin", 1);
+	unsetenv("http_proxy");
+	unsetenv("CURL_HOME");
+	unsetenv("FDEKIT_TEST_OTHER");
+	unsetenv("TPM2TOOLS_TCTI");
+	unsetenv("TCTI");
+	unsetenv("TSS2_LOG");
+	unsetenv("TMPDIR");
+
+	/* Signals ignored and blocked here, core dumps allowed here. */
+	for (size_t i = 0; i < 3; i++)
+		sigaction(ignored[i], &ign, &saved[i]);
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &old_mask);
+	getrlimit(RLIMIT_CORE, &core);
+	{
+		struct rlimit more = { core.rlim_max, core.rlim_max };
+
+		setrlimit(RLIMIT_CORE, &more);
+	}
+	assert_int_equal(child_output(ARGV("grep", "-E", "^(Sig(Blk|Ign):|Max core file size)",
+					   "/proc/self/status", "/proc/self/limits"), NULL, out,
+				      sizeof(out)), 0);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	for (size_t i = 0; i < 3; i++)
+		sigaction(ignored[i], &saved[i], NULL);
+	setrlimit(RLIMIT_CORE, &core);
+	p = strstr(out, "SigBlk:");
+	if (p)
+		blk = strtoull(p + 7, NULL, 16);
+	p = strstr(out, "SigIgn:");
+	if (p)
+		sig_ign = strtoull(p + 7, NULL, 16);
+	if (blk || sig_ign)
+		fail_msg("the child kept blocked or ignored signals:\n%s", out);
+	p = strstr(out, "Max core file size");
+	if (!p || strtoul(p + 18, NULL, 10) != 0 || !strchr("0123456789", p[18 + strspn(p + 18, " ")]))
+		fail_msg("the child may dump core:\n%s", out);
+}
+
+/*
+ * What a child leaves running in its process group (a curl the tang pin
+ * started) is killed when the child exits, before anything else runs.
+ */
+static void test_child_group_killed(void **state)
+{
+	char out[256];
+	pid_t left;
+	bool gone = false;
+
+	(void)state;
+	assert_int_equal(child_output(ARGV("sh", "-c", "sleep 30 </dev/null >/dev/null 2>&1 & echo $!"),
+				      NULL, out, sizeof(out)), 0);
+	left = (pid_t)atoi(out);
+	assert_true(left > 0);
+	/* Killed, it is reaped by whoever adopted it: gone, or a zombie. */
+	for (int i = 0; i < 100 && !gone; i++) {
+		char stat_path[64], st[256] = "";
+		FILE *sf;
+
+		snprintf(stat_path, sizeof(stat_path), "/proc/%d/stat", (int)left);
+		sf = fopen(stat_path, "r");
+		if (!sf) {
+			gone = true;
+			break;
+		}
+		if (!fgets(st, sizeof(st), sf))
+			st[0] = 0;
+		fclose(sf);
+		gone = strstr(st, ") Z ") != NULL;
+		if (!gone)
+			usleep(10000);
+	}
+	if (!gone) {
+		kill(left, SIGKILL);
+		fail_msg("the child's background process %d was left running", (int)left);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1906,6 +2074,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_text_matches_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keygen_passphrase, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_authorized, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_child_environment, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_child_group_killed, setup, teardown),
 	};
 
 	if (argc != 2) {
