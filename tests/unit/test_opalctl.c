@@ -2040,6 +2040,31 @@ static void test_child_group_killed(void **state)
 	}
 }
 
+/* opalctl ignores SIGPIPE: a reader that died (clevis) is an error, not its end. */
+static void test_sigpipe_ignored(void **state)
+{
+	struct fx *f = *state;
+	int status = 0;
+	pid_t pid;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int p[2];
+
+		signal(SIGPIPE, SIG_DFL);
+		run(f, NULL, "--help", NULL);
+		if (pipe(p))
+			_exit(2);
+		close(p[0]);
+		_exit(write(p[1], "x", 1) < 0 && errno == EPIPE ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status))
+		fail_msg("opalctl was killed by signal %d writing to a closed pipe", WTERMSIG(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -2076,6 +2101,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_not_authorized, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_child_environment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_child_group_killed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sigpipe_ignored, setup, teardown),
 	};
 
 	if (argc != 2) {

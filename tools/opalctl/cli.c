@@ -623,6 +623,12 @@ int opalctl_run(int argc, char **argv, FILE *in, FILE *out, FILE *err)
 	char why[160];
 	int rc;
 
+	/*
+	 * A child that dies before reading what it is given (clevis, an
+	 * askpass) makes that write fail with EPIPE, not end opalctl in the
+	 * middle of a bind or a regen. Children get SIG_DFL back (spawn_child).
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	rc = parse_args(&c, argc, argv);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
