@@ -17,12 +17,27 @@
 /* An RFC 7638 thumbprint in base64url: SHA-512's is 86 characters. */
 #define TANG_THP_MAX 96
 
+/* The longest Tang URL taken. */
+#define TANG_URL_MAX 1024
+
+/*
+ * Whether url may be given to curl (or to clevis, which gives it to curl):
+ * http:// or https:// followed by a host (a letter, a digit or an IPv6
+ * literal's '['), no blank or control character, at most TANG_URL_MAX
+ * characters. 0, or -EINVAL with why saying what is wrong.
+ */
+int tang_url_check(const char *url, char *why, size_t whylen);
+/* url for a message: control and non-ASCII characters as '?', shortened. */
+void tang_url_show(const char *url, char *out, size_t cap);
+
 /*
  * GET URL/adv (thp NULL) or URL/adv/THP (the advertisement signed by that
- * signing key too, rotated ones included), bounded by timeout_s. Returns 0
- * and the JWS in *jws; -ENOENT when the server answered 404 (it has no
- * such key); -EHOSTUNREACH when it did not answer; -EBADMSG when the answer
- * is not a JWS. why says which.
+ * signing key too, rotated ones included), bounded by timeout_s, with
+ * curl -q (no .curlrc), the URL only as --url's value, HTTP(S) only.
+ * Returns 0 and the JWS in *jws; -EINVAL when url fails tang_url_check
+ * (or thp is not base64url): nothing run; -ENOENT when the server
+ * answered 404 (it has no such key); -EHOSTUNREACH when it did not
+ * answer; -EBADMSG when the answer is not a JWS. why says which.
  */
 int tang_fetch_adv(const char *url, const char *thp, unsigned int timeout_s, json_object **jws,
 		   char *why, size_t whylen);

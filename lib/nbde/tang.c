@@ -2,10 +2,12 @@
 /*
  * Tang advertisements: fetched with curl, checked with OpenSSL (tang.h).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
@@ -27,13 +29,59 @@ static const char *jstr(json_object *o, const char *key)
 	       json_object_get_string(v) : NULL;
 }
 
+void tang_url_show(const char *url, char *out, size_t cap)
+{
+	size_t n = 0, max = cap > 4 ? cap - 4 : 0;
+
+	for (; url[n] && n < max && n < 120; n++)
+		out[n] = (unsigned char)url[n] < 0x20 || url[n] == 0x7f ||
+			 (unsigned char)url[n] >= 0x80 ? '?' : url[n];
+	if (url[n] && cap > 4)
+		memcpy(out + n, "...", 3), n += 3;
+	if (cap)
+		out[n < cap ? n : cap - 1] = 0;
+}
+
+int tang_url_check(const char *url, char *why, size_t whylen)
+{
+	const char *host = !strncasecmp(url, "http://", 7) ? url + 7 :
+			   !strncasecmp(url, "https://", 8) ? url + 8 : NULL;
+	char shown[128];
+
+	tang_url_show(url, shown, sizeof(shown));
+	for (const char *p = url; *p; p++) {
+		if ((unsigned char)*p <= 0x20 || *p == 0x7f) {
+			snprintf(why, whylen, "Tang URL '%s' holds a blank or a control character: refused",
+				 shown);
+			return -EINVAL;
+		}
+	}
+	if (!host || !(isalnum((unsigned char)*host) || *host == '[')) {
+		snprintf(why, whylen, "Tang URL '%s' is not http:// or https:// followed by a host: refused",
+			 shown);
+		return -EINVAL;
+	}
+	if (strlen(url) > TANG_URL_MAX) {
+		snprintf(why, whylen, "Tang URL '%s' is longer than %d characters: refused", shown,
+			 TANG_URL_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int tang_fetch_adv(const char *url, const char *thp, unsigned int timeout_s, json_object **jws,
 		   char *why, size_t whylen)
 {
-	char full[2048], tmo[16], conn[16];
-	char *const argv[] = { (char *)"curl", (char *)"-s", (char *)"-g",
+	char full[TANG_URL_MAX + TANG_THP_MAX + 8], tmo[16], conn[16];
+	/*
+	 * -q first: no .curlrc. The URL only as --url's value, whatever it
+	 * begins with; and only HTTP(S), even a redirect.
+	 */
+	char *const argv[] = { (char *)"curl", (char *)"-q", (char *)"-s", (char *)"-g",
+			       (char *)"--proto", (char *)"=http,https",
+			       (char *)"--proto-redir", (char *)"=http,https",
 			       (char *)"--connect-timeout", conn, (char *)"-m", tmo,
-			       (char *)"-w", (char *)"\n%{http_code}", full, NULL };
+			       (char *)"-w", (char *)"\n%{http_code}", (char *)"--url", full, NULL };
 	struct secret buf = { .data = malloc(ADV_MAX), .cap = ADV_MAX };
 	struct child_io io = { .in_fd = -1, .out_fd = -1, .capture = &buf };
 	char *nl;
@@ -41,6 +89,17 @@ int tang_fetch_adv(const char *url, const char *thp, unsigned int timeout_s, jso
 	int rc;
 
 	*jws = NULL;
+	if (tang_url_check(url, why, whylen)) {
+		free(buf.data);
+		return -EINVAL;
+	}
+	if (thp && (!*thp || strlen(thp) >= TANG_THP_MAX ||
+		    strspn(thp, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") !=
+		    strlen(thp))) {
+		snprintf(why, whylen, "a signing key thumbprint that is not base64url: refused");
+		free(buf.data);
+		return -EINVAL;
+	}
 	if (!buf.data) {
 		snprintf(why, whylen, "out of memory");
 		return -ENOMEM;

@@ -41,7 +41,7 @@ tpm_up() {
 	not_ok "$1"; sed 's/^/# /' "$T/swtpm.log"
 }
 
-echo "1..93"
+echo "1..101"
 need clevis jose socat curl swtpm tpm2_pcrread cpio unmkinitramfs /usr/libexec/tangd /usr/libexec/tangd-keygen \
 	/usr/libexec/tangd-rotate-keys
 
@@ -89,6 +89,37 @@ expect_rc "regen --all with nothing rotated: exit 0, nothing sealed again" 0 \
 	"$OPALCTL" regen --all --table "$T/opaltab" --json
 expect "regen --all: both unchanged, no initramfs rebuild asked" \
 	"j['regenerated'] == 0 and all(not e['regenerated'] for e in j['entries']) and j['initramfs_command'] is None"
+
+# A JWE whose Tang URL is not one (a stranger's file given to --jwe): curl
+# must never take it as an option ("-K FILE": read FILE as its config, here
+# one that writes a file), nor clevis's tang pin, which runs curl "$url/...".
+# evil_jwe URL OUT: tang.jwe with its header's Tang URL replaced.
+evil_jwe() {
+	/usr/bin/python3 -c '
+import base64, json, sys
+p = open(sys.argv[1]).read().strip().split(".")
+h = json.loads(base64.urlsafe_b64decode(p[0] + "=" * (-len(p[0]) % 4)))
+h["clevis"]["tang"]["url"] = sys.argv[2]
+p[0] = base64.urlsafe_b64encode(json.dumps(h).encode()).decode().rstrip("=")
+print(".".join(p))' "$T/keys/tang.jwe" "$1" >"$2"
+}
+mkdir -p "$T/curlcfg"
+printf 'url = "file://%s/curlcfg/adv"\noutput = "%s/pwned"\n' "$T" "$T" >"$T/curlcfg/adv"
+evil_jwe "-K$T/curlcfg" "$T/keys/evil.jwe"
+expect_rc "report on a JWE whose Tang URL is a curl option: exit 15" 15 \
+	"$OPALCTL" slots --report --jwe "$T/keys/evil.jwe" --initramfs "$T/initrd.img" --json
+expect "report: refused before any curl, saying why" \
+	"j['slots'][0]['action'] == 'rebind' and 'is not http:// or https:// followed by a host' in j['slots'][0]['why']"
+cp "$T/keys/evil.jwe" "$T/evil.before"
+expect_rc "regen refuses it too: exit 7" 7 "$OPALCTL" regen --jwe "$T/keys/evil.jwe"
+grep_file "and says why" "$T/err" "Tang URL '-K$T/curlcfg' is not http:// or https://"
+unreplaced "nothing replaced" "$T/keys/evil.jwe" "$T/evil.before"
+if [ ! -e "$T/pwned" ]; then ok "no curl read the URL as its config"; else not_ok "no curl read the URL as its config"; fi
+evil_jwe "$(printf 'http://127.0.0.1:%s\n-K%s/curlcfg' "$A_PORT" "$T")" "$T/keys/evil.jwe"
+expect_rc "a URL with a newline: report exits 15" 15 \
+	"$OPALCTL" slots --report --jwe "$T/keys/evil.jwe" --initramfs "$T/initrd.img" --json
+expect "report: refused, the newline not printed" \
+	"'holds a blank or a control character' in j['slots'][0]['why'] and '\\n' not in j['slots'][0]['why']"
 
 # Both servers rotate their keys (the old ones hidden: they still answer).
 /usr/libexec/tangd-rotate-keys -d "$T/A" >/dev/null 2>&1

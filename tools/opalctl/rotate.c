@@ -108,11 +108,13 @@ static void sealed_free(struct sealed *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* A tang branch from its header (taken over); jwe: its text inside sss. */
-static int branch_add(struct sealed *s, json_object *hdr, const char *jwe, char *why, size_t wl)
+/* A tang branch of path from its header (taken over); jwe: its text inside sss. */
+static int branch_add(struct sealed *s, const char *path, json_object *hdr, const char *jwe,
+		      char *why, size_t wl)
 {
 	json_object *tang = jobj(jobj(hdr, "clevis"), "tang");
 	struct branch *b;
+	char uwhy[300];
 
 	if (s->nb == MAX_BRANCHES) {
 		json_object_put(hdr);
@@ -128,6 +130,11 @@ static int branch_add(struct sealed *s, json_object *hdr, const char *jwe, char 
 	b->bound_keys = jobj(tang, "adv");
 	if (!b->url || !b->kid || !b->bound_keys || !json_object_is_type(b->bound_keys, json_type_object)) {
 		snprintf(why, wl, "a tang JWE without url, kid or the advertisement it was sealed with");
+		return -EINVAL;
+	}
+	/* Before any curl or clevis (whose tang pin runs curl "$url/..."). */
+	if (tang_url_check(b->url, uwhy, sizeof(uwhy))) {
+		snprintf(why, wl, "%s: %s", path, uwhy);
 		return -EINVAL;
 	}
 	return 0;
@@ -210,7 +217,7 @@ static int sealed_parse(const char *path, struct sealed *s, char *why, size_t wl
 	}
 	snprintf(s->pin, sizeof(s->pin), "%s", pin);
 	if (!strcmp(pin, "tang"))
-		return branch_add(s, json_object_get(s->hdr), NULL, why, wl);
+		return branch_add(s, path, json_object_get(s->hdr), NULL, why, wl);
 	if (strcmp(pin, "sss")) {
 		snprintf(s->other, sizeof(s->other), "%s", pin);
 		return 0;
@@ -252,7 +259,7 @@ static int sealed_parse(const char *path, struct sealed *s, char *why, size_t wl
 			json_object_put(h);
 			continue;
 		}
-		if (branch_add(s, h, jwe, why, wl))
+		if (branch_add(s, path, h, jwe, why, wl))
 			return -EINVAL;
 	}
 	return 0;
