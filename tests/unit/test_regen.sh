@@ -41,7 +41,7 @@ tpm_up() {
 	not_ok "$1"; sed 's/^/# /' "$T/swtpm.log"
 }
 
-echo "1..101"
+echo "1..108"
 need clevis jose socat curl swtpm tpm2_pcrread cpio unmkinitramfs /usr/libexec/tangd /usr/libexec/tangd-keygen \
 	/usr/libexec/tangd-rotate-keys
 
@@ -378,6 +378,57 @@ if clevis decrypt <"$T/keys/both.jwe" >/dev/null 2>&1; then
 else
 	ok "with B stopped the new JWE does not open (t=2)"
 fi
+
+# A forged advertisement: server A replaced by one that serves A's current
+# keys (public: anyone can copy them) in an advertisement its own key
+# signed. The slot trusts A's signing key only: the report must not call
+# its key current, as regen would not trust it.
+A_THP=$(sig_thp "$T/A")
+printf 'not a PIN' | clevis encrypt tang "{\"url\":\"http://127.0.0.1:$A_PORT\",\"thp\":\"$A_THP\"}" \
+	>"$T/keys/forged.jwe" 2>/dev/null
+expect_rc "report on a slot of A before the forgery: exit 0" 0 \
+	"$OPALCTL" slots --report --jwe "$T/keys/forged.jwe" --initramfs "$T/initrd.img" --json
+expect "its key is current" "j['slots'][0]['servers'][0]['state'] == 'current'"
+curl -sf "http://127.0.0.1:$A_PORT/adv" >"$T/adv.jws"
+jose jwk gen -i '{"alg":"ES512"}' -o "$T/evil.jwk"
+jose jwk pub -i "$T/evil.jwk" -o "$T/evil.pub"
+/usr/bin/python3 -c '
+import base64, json, sys
+adv = json.load(open(sys.argv[1]))
+p = adv["payload"]
+keys = json.loads(base64.urlsafe_b64decode(p + "=" * (-len(p) % 4)))
+keys["keys"].append(json.load(open(sys.argv[2])))
+json.dump(keys, open(sys.argv[3], "w"))' "$T/adv.jws" "$T/evil.pub" "$T/forged.keys"
+jose jws sig -I "$T/forged.keys" -k "$T/evil.jwk" -o "$T/forged.jws"
+kill "$A_PID"
+sleep 0.3
+/usr/bin/python3 -c '
+import http.server, sys
+body = open(sys.argv[2], "rb").read()
+class Forged(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/jose+json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Forged).serve_forever()' "$A_PORT" "$T/forged.jws" &
+FORGED_PID=$!
+PIDS="$PIDS $FORGED_PID"
+_i=0
+while [ $_i -lt 50 ] && ! curl -sf -m 2 "http://127.0.0.1:$A_PORT/adv" >/dev/null 2>&1; do sleep 0.1; _i=$((_i + 1)); done
+expect_rc "with the forged advertisement: report exits 15" 15 \
+	"$OPALCTL" slots --report --jwe "$T/keys/forged.jwe" --initramfs "$T/initrd.img" --json
+expect "the server is invalid, not current; the slot cannot be told (check)" \
+	"j['slots'][0]['servers'][0]['state'] == 'invalid' and 'does not verify' in j['slots'][0]['servers'][0]['why'] and j['slots'][0]['action'] == 'check'"
+expect_rc "its text form: exit 15" 15 \
+	"$OPALCTL" slots --report --jwe "$T/keys/forged.jwe" --initramfs "$T/initrd.img"
+grep_file "and says the advertisement does not verify" "$T/out" "does not verify with it"
+kill "$FORGED_PID"
+sleep 0.3
+if start_tang A "$A_PORT"; then ok "server A answers again"; else not_ok "server A answers again"; fi
 
 # The command line.
 expect_rc "regen without a selection: usage error" 1 "$OPALCTL" regen

@@ -267,36 +267,34 @@ static int sealed_parse(const char *path, struct sealed *s, char *why, size_t wl
 
 /* ------------------------------------------------------------ report */
 
+static int branch_trust(struct ctx *c, struct branch *b, char *why, size_t wl);
+
 /*
- * Where the branch's key stands: current (advertised), rotated (hidden:
- * not advertised, still answers), gone (the server answers, the key does
- * not), unreachable (no advertisement).
+ * Where the branch's key stands, told by an advertisement that a signing
+ * key the slot trusts signed, as regen takes it (branch_trust): current
+ * (advertised in it), rotated (not advertised: the server still answers
+ * for it), gone (the server answers, the key does not), unreachable (no
+ * advertisement), invalid (the one served for a trusted key does not
+ * verify with it: not the server the slot was bound to, or not only).
  */
-static void branch_probe(struct branch *b, const char *path)
+static void branch_probe(struct ctx *c, struct branch *b, const char *path)
 {
-	json_object *jws = NULL, *keys;
 	struct secret *out;
 	char why[400];
-	int rc = tang_fetch_adv(b->url, NULL, TANG_TIMEOUT_S, &jws, b->why, sizeof(b->why));
+	int trust = branch_trust(c, b, b->why, sizeof(b->why)), rc;
 
-	if (rc) {
-		b->state = rc == -EHOSTUNREACH ? "unreachable" : "invalid";
+	if (trust == -EHOSTUNREACH) {
+		b->state = "unreachable";
 		return;
 	}
-	keys = tang_adv_keys(jws);
-	json_object_put(jws);
-	if (!keys) {
+	if (trust && trust != -ENOKEY) {
 		b->state = "invalid";
-		snprintf(b->why, sizeof(b->why), "%s: the advertisement has no key set", b->url);
 		return;
 	}
-	if (tang_keys_find(keys, "deriveKey", b->kid)) {
-		b->state = "current";
-		json_object_put(keys);
+	b->why[0] = 0;
+	if (!trust && !strcmp(b->state, "current"))
 		return;
-	}
-	json_object_put(keys);
-	/* Not advertised: does the server still answer for it? */
+	/* Not in an advertisement it can trust: does the server still answer for it? */
 	out = secret_new();
 	if (!out) {
 		b->state = "invalid";
@@ -306,13 +304,17 @@ static void branch_probe(struct branch *b, const char *path)
 	rc = b->jwe ? clevis_decrypt_text(b->jwe, strlen(b->jwe), TANG_TIMEOUT_S, out, why, sizeof(why)) :
 	     clevis_decrypt(path, TANG_TIMEOUT_S, out, why, sizeof(why));
 	secret_free(out);
-	if (!rc) {
-		b->state = "rotated";
-		snprintf(b->why, sizeof(b->why), "%s no longer advertises key %s but still answers for it: regen before it is deleted",
-			 b->url, b->kid);
-	} else {
+	if (rc) {
 		b->state = "gone";
 		snprintf(b->why, sizeof(b->why), "%s no longer has key %s: this branch cannot open any more",
+			 b->url, b->kid);
+	} else if (trust) {
+		b->state = "rotated";
+		snprintf(b->why, sizeof(b->why), "%s still answers for key %s, but none of the signing keys this slot trusted signs its advertisement any more: regen with its current signing key (--thp) before the key is deleted",
+			 b->url, b->kid);
+	} else {
+		b->state = "rotated";
+		snprintf(b->why, sizeof(b->why), "%s no longer advertises key %s but still answers for it: regen before it is deleted",
 			 b->url, b->kid);
 	}
 }
@@ -432,7 +434,6 @@ static bool report_one(struct ctx *c, const char *path, const struct opaltab_ent
 	const char *action = "none", *copy = NULL;
 	bool attention;
 
-	(void)c;
 	json_object_object_add(o, "name", e ? json_object_new_string(e->name) : NULL);
 	json_object_object_add(o, "jwe", json_object_new_string(path));
 	json_object_object_add(o, "servers", servers);
@@ -449,7 +450,7 @@ static bool report_one(struct ctx *c, const char *path, const struct opaltab_ent
 		struct branch *b = &s.b[i];
 		json_object *so = json_object_new_object();
 
-		branch_probe(b, path);
+		branch_probe(c, b, path);
 		current += !strcmp(b->state, "current");
 		opens += !strcmp(b->state, "current") || !strcmp(b->state, "rotated");
 		unknown += !strcmp(b->state, "unreachable") || !strcmp(b->state, "invalid");
@@ -586,7 +587,7 @@ static void report_text(FILE *out, json_object *o)
 	else if (!strcmp(action, "rebind"))
 		fprintf(out, ": cannot open any more: bind a new slot with the Admin1 key, then unbind this one\n");
 	else
-		fprintf(out, ": cannot tell: a server did not answer\n");
+		fprintf(out, ": cannot tell: a server did not answer, or not with an advertisement a trusted key signed\n");
 	if (res_get(o, "why"))
 		fprintf(out, "  %s\n", res_str(o, "why"));
 	for (size_t i = 0; i < res_count(servers); i++) {
@@ -594,6 +595,8 @@ static void report_text(FILE *out, json_object *o)
 
 		fprintf(out, "  %-40s %-11s key %s\n", res_str(s, "url"), res_str(s, "state"),
 			res_str(s, "kid"));
+		if (res_get(s, "why") && strcmp(res_str(s, "state"), "current"))
+			fprintf(out, "    %s\n", res_str(s, "why"));
 	}
 	if (res_get(o, "other_pin"))
 		fprintf(out, "  and a %s branch (not a server key: nothing to rotate)\n",
