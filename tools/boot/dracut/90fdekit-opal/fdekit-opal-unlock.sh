@@ -29,14 +29,38 @@
 # system needs them: rd.fdekit.keepnet=1 (or fdekit.keepnet=1), a network
 # root (netroot), rd.neednet=1 from the command line or another module, or an
 # NVMe over Fabrics controller reached through the interface.
-type getarg >/dev/null 2>&1 || . /lib/dracut-lib.sh
+#
+# Host tests run this against a directory of their own: FDEKIT_ROOT
+# prefixes every path (/sys, /proc, /run, /tmp, /etc, /lib/dracut-lib.sh),
+# and the commands that change the network or ask something are variables.
+# With FDEKIT_ROOT set, a command not given is `false`, never the host's.
+FDEKIT_ROOT=${FDEKIT_ROOT:-}
+if [ -n "$FDEKIT_ROOT" ]; then
+    _cmd_ip=false _cmd_systemctl=false _cmd_networkctl=false _cmd_plymouth=false
+    _cmd_opalctl=false _cmd_ifup="$FDEKIT_ROOT/sbin/ifup" _cmd_nm=false
+else
+    _cmd_ip=ip _cmd_systemctl=systemctl _cmd_networkctl=networkctl _cmd_plymouth=plymouth
+    _cmd_opalctl=/usr/sbin/opalctl _cmd_ifup=/sbin/ifup _cmd_nm=/usr/sbin/NetworkManager
+fi
+FDEKIT_IP=${FDEKIT_IP:-$_cmd_ip}
+FDEKIT_SYSTEMCTL=${FDEKIT_SYSTEMCTL:-$_cmd_systemctl}
+FDEKIT_NETWORKCTL=${FDEKIT_NETWORKCTL:-$_cmd_networkctl}
+FDEKIT_PLYMOUTH=${FDEKIT_PLYMOUTH:-$_cmd_plymouth}
+FDEKIT_OPALCTL_BIN=${FDEKIT_OPALCTL_BIN:-$_cmd_opalctl}
+FDEKIT_IFUP=${FDEKIT_IFUP:-$_cmd_ifup}
+FDEKIT_NM=${FDEKIT_NM:-$_cmd_nm}
 
-state=/run/fdekit-opal
-table=/etc/fdekit/opaltab
+type getarg >/dev/null 2>&1 || . "$FDEKIT_ROOT/lib/dracut-lib.sh"
+
+run=$FDEKIT_ROOT/run
+state=$run/fdekit-opal
+table=$FDEKIT_ROOT/etc/fdekit/opaltab
+sysnet=$FDEKIT_ROOT/sys/class/net
+tmp=$FDEKIT_ROOT/tmp
 min_deadline=5
 FDEKIT_PINS=
 FDEKIT_TIMEOUT=
-[ -r /etc/fdekit/initramfs.conf ] && . /etc/fdekit/initramfs.conf
+[ -r "$FDEKIT_ROOT/etc/fdekit/initramfs.conf" ] && . "$FDEKIT_ROOT/etc/fdekit/initramfs.conf"
 mkdir -p "$state"
 
 stage=$1
@@ -67,7 +91,7 @@ keep_reason() {
 }
 
 now() {
-    read -r _up _ </proc/uptime
+    read -r _up _ <"$FDEKIT_ROOT/proc/uptime"
     echo "${_up%%.*}"
 }
 
@@ -87,7 +111,7 @@ time_left() {
 # The interface the route to address $1 goes through.
 route_dev() {
     # shellcheck disable=SC2046 # one word per field
-    set -- $(ip route get "$1" 2>/dev/null)
+    set -- $($FDEKIT_IP route get "$1" 2>/dev/null)
     while [ $# -gt 1 ]; do
         [ "$1" = dev ] && echo "$2" && return 0
         shift
@@ -98,7 +122,7 @@ route_dev() {
 # An NVMe over Fabrics controller is reached through interface $1 (its name
 # printed): taking the interface down would cut a drive off.
 carries_nvmf() {
-    for _c in /sys/class/nvme/nvme*; do
+    for _c in "$FDEKIT_ROOT"/sys/class/nvme/nvme*; do
         [ -r "$_c/transport" ] && [ -r "$_c/address" ] || continue
         read -r _tr <"$_c/transport"
         case $_tr in
@@ -125,7 +149,7 @@ carries_nvmf() {
 # The interfaces dracut's network scripts configured, and those fdekit
 # started; one name per line.
 brought_up() {
-    for _f in /tmp/net.*.up /tmp/net.*.did-setup "$state"/ifup.*; do
+    for _f in "$tmp"/net.*.up "$tmp"/net.*.did-setup "$state"/ifup.*; do
         [ -e "$_f" ] || continue
         _n=${_f##*/}
         case $_n in
@@ -134,7 +158,7 @@ brought_up() {
             *) _n=${_n#net.} && _n=${_n%.*} ;;
         esac
         # (net.MAC.up files name no interface)
-        [ -d "/sys/class/net/$_n" ] && [ "$_n" != lo ] && echo "$_n"
+        [ -d "$sysnet/$_n" ] && [ "$_n" != lo ] && echo "$_n"
     done | sort -u
 }
 
@@ -166,11 +190,11 @@ take_down() {
             : >"$state/kept.$_if"
             continue
         fi
-        if [ -s "/tmp/dhclient.$_if.pid" ]; then
-            read -r _pid <"/tmp/dhclient.$_if.pid" && kill -TERM "$_pid" 2>/dev/null
+        if [ -s "$tmp/dhclient.$_if.pid" ]; then
+            read -r _pid <"$tmp/dhclient.$_if.pid" && kill -TERM "$_pid" 2>/dev/null
         fi
-        ip addr flush dev "$_if" 2>/dev/null
-        ip link set dev "$_if" down 2>/dev/null
+        $FDEKIT_IP addr flush dev "$_if" 2>/dev/null
+        $FDEKIT_IP link set dev "$_if" down 2>/dev/null
         : >"$state/down.$_if"
         info "fdekit: $_if taken down (brought up for Tang only)"
     done
@@ -186,10 +210,10 @@ finish() {
 # through its agent), else through plymouth when it runs, else opalctl's own
 # prompt on the console.
 askpass() {
-    if [ -d /run/systemd/system ] && [ -x /usr/lib/fdekit/ask-password ]; then
-        echo /usr/lib/fdekit/ask-password
-    elif [ -x /bin/plymouth ] && plymouth --ping 2>/dev/null; then
-        echo /usr/lib/fdekit/plymouth-askpass
+    if [ -d "$run/systemd/system" ] && [ -x "$FDEKIT_ROOT/usr/lib/fdekit/ask-password" ]; then
+        echo "$FDEKIT_ROOT/usr/lib/fdekit/ask-password"
+    elif $FDEKIT_PLYMOUTH --ping 2>/dev/null; then
+        echo "$FDEKIT_ROOT/usr/lib/fdekit/plymouth-askpass"
     fi
 }
 
@@ -211,20 +235,20 @@ try_unlock() {
     echo "$_n" >"$state/tries"
     # --state-dir: what was unlocked, for the running system
     # (fdekit-opal-sleep-guard.service); /run is handed over at switch_root.
-    set -- unlock-all --table "$table" --deadline "$_d" --state-dir /run/fdekit
+    set -- unlock-all --table "$table" --deadline "$_d" --state-dir "$run/fdekit"
     _ap=$(askpass)
     [ -n "$_ap" ] && set -- "$@" --askpass "$_ap"
     info "fdekit: unlocking Opal drives (try $_n: $_why; bound ${_d}s)"
     # Its lines ("root: /dev/nvme0n1 range 1 unlocked (...)") on the
     # console also where systemd runs the initqueue (stderr: journal+console).
-    /usr/sbin/opalctl "$@" >&2
+    "$FDEKIT_OPALCTL_BIN" "$@" >&2
     _rc=$?
     rmdir "$state/busy"
     case $_rc in
         0) finish ;;
         11)
             if [ -n "$_last" ]; then
-                warn "fdekit: some Opal drives of $table stay locked (opalctl unlock-all exit 11)"
+                warn "fdekit: some Opal drives of ${table#"$FDEKIT_ROOT"} stay locked (opalctl unlock-all exit 11)"
                 finish
             else
                 info "fdekit: some Opal drives are still locked: tried again when an interface comes up, or at the initqueue timeout, until ${FDEKIT_TIMEOUT}s"
@@ -246,29 +270,29 @@ genrules() {
     time_left >/dev/null
     # network-legacy's ifup; other network modules bring the network up
     # through their own means (rd.neednet).
-    [ -x /sbin/ifup ] || return 0
+    [ -x "$FDEKIT_IFUP" ] || return 0
     # The network is needed by others: dracut brings it up and waits for it.
     [ -n "$netroot" ] && return 0
     getargbool 0 rd.neednet && return 0
     # ip= naming interfaces: dracut's rules bring them up.
-    [ -s /etc/udev/rules.d/90-net.rules ] && return 0
+    [ -s "$FDEKIT_ROOT/etc/udev/rules.d/90-net.rules" ] && return 0
     # shellcheck disable=SC2016 # $name is udev's
     echo 'SUBSYSTEM=="net", ACTION=="add", KERNEL!="lo", ENV{DEVTYPE}!="wlan|wwan", RUN+="/sbin/initqueue --onetime --unique --name fdekit-opal-ifup-$name /sbin/fdekit-opal-unlock ifup $name"' \
-        >/etc/udev/rules.d/91-fdekit-opal-net.rules
+        >"$FDEKIT_ROOT/etc/udev/rules.d/91-fdekit-opal-net.rules"
 }
 
 # Start ifup IFACE in the background, once.
 start_ifup() {
     [ -n "$iface" ] && [ ! -e "$state/ifup.$iface" ] || return 0
     # Configured by someone else (firmware, another module): left alone.
-    if [ -n "$(ip -o addr show dev "$iface" scope global 2>/dev/null)" ]; then
+    if [ -n "$($FDEKIT_IP -o addr show dev "$iface" scope global 2>/dev/null)" ]; then
         info "fdekit: $iface already has an address: left as it is"
         return 0
     fi
     info "fdekit: bringing $iface up for Tang"
     # A session of its own: take_down stops it and dhclient together.
-    FDEKIT_OPAL_BACKGROUND=1 setsid sh -c '/sbin/ifup "$1"; : >"$2"' fdekit-opal-ifup \
-        "$iface" "$state/ifup.$iface.end" </dev/null &
+    FDEKIT_OPAL_BACKGROUND=1 setsid sh -c '"$3" "$1"; : >"$2"' fdekit-opal-ifup \
+        "$iface" "$state/ifup.$iface.end" "$FDEKIT_IFUP" </dev/null &
     echo $! >"$state/ifup.$iface"
 }
 
@@ -281,14 +305,14 @@ ifups_failed() {
         esac
         [ -e "$_f" ] || continue
         [ -e "$_f.end" ] || return 1
-        [ -e "/tmp/net.${_f##*/ifup.}.up" ] && return 1
+        [ -e "$tmp/net.${_f##*/ifup.}.up" ] && return 1
         _any=1
     done
     [ -n "$_any" ]
 }
 
 network_up() {
-    for _f in /tmp/net.*.did-setup; do
+    for _f in "$tmp"/net.*.did-setup; do
         [ -e "$_f" ] && return 0
     done
     return 1
