@@ -17,18 +17,20 @@
 #   timeout     initqueue/timeout: try again, once
 #
 # Each try runs `opalctl unlock-all --deadline LEFT`, LEFT being what is left
-# of rd.fdekit.timeout (default 120 s) counted from the first of these calls,
-# never less than 5 s; opalctl then applies each entry's fallback, and its
-# prompt waits at most --prompt-timeout (120 s) more. Entries already
-# unlocked need no key when a try is repeated. The unlock is done when a try
-# unlocks everything, when the try at the deadline ends, or when opalctl
-# fails for another reason than an entry staying locked (exit 11); the
-# initqueue does not finish before that (initqueue/finished).
+# of rd.fdekit.timeout (default 120 s, 1 to 86400) counted from the first of
+# these calls. No try starts after that deadline, but one: when nothing has
+# tried by then, the try at the deadline, with 5 s for its key attempts, so
+# that the table's fallback applies. opalctl's prompt waits at most
+# --prompt-timeout (120 s) more. Entries already unlocked need no key when a
+# try is repeated. The unlock is done when a try unlocks everything, when
+# the try at the deadline ends, at the deadline after an earlier try, or
+# when opalctl fails for another reason than an entry staying locked (exit
+# 11); the initqueue does not finish before that (initqueue/finished).
 #
 # Then the interfaces brought up for Tang are taken down again, unless the
 # system needs them: rd.fdekit.keepnet=1 (or fdekit.keepnet=1), a network
-# root (netroot), rd.neednet=1 from the command line or another module, or an
-# NVMe over Fabrics controller reached through the interface.
+# root (netroot), rd.neednet=1 from the command line or another module, or
+# an NVMe over Fabrics controller reached through the interface.
 #
 # Host tests run this against a directory of their own: FDEKIT_ROOT
 # prefixes every path (/sys, /proc, /run, /tmp, /etc, /lib/dracut-lib.sh),
@@ -58,6 +60,8 @@ table=$FDEKIT_ROOT/etc/fdekit/opaltab
 sysnet=$FDEKIT_ROOT/sys/class/net
 tmp=$FDEKIT_ROOT/tmp
 min_deadline=5
+prompt_timeout=120
+default_timeout=120
 FDEKIT_PINS=
 FDEKIT_TIMEOUT=
 [ -r "$FDEKIT_ROOT/etc/fdekit/initramfs.conf" ] && . "$FDEKIT_ROOT/etc/fdekit/initramfs.conf"
@@ -90,21 +94,67 @@ keep_reason() {
     fi
 }
 
-now() {
-    read -r _up _ <"$FDEKIT_ROOT/proc/uptime"
-    echo "${_up%%.*}"
+# A decimal number without its leading zeros (dash reads "08" as a bad
+# octal number and aborts the script).
+decimal() {
+    _v=$1
+    while :; do
+        case $_v in
+            0?*) _v=${_v#0} ;;
+            *) break ;;
+        esac
+    done
+    echo "$_v"
 }
 
-_t=$(getarg rd.fdekit.timeout -d fdekit.timeout) && FDEKIT_TIMEOUT=$_t
-case $FDEKIT_TIMEOUT in
-    "" | *[!0-9]*) FDEKIT_TIMEOUT=120 ;;
-esac
+# SEC: a whole number of seconds, 1 to 86400 (opalctl's --deadline range),
+# printed without leading zeros; anything else fails.
+seconds() {
+    case $1 in
+        "" | *[!0-9]*) return 1 ;;
+    esac
+    _s=$(decimal "$1")
+    [ "${#_s}" -le 5 ] && [ "$_s" -ge 1 ] && [ "$_s" -le 86400 ] || return 1
+    echo "$_s"
+}
+
+# Uptime in hundredths of a second.
+uptime_cs() {
+    read -r _up _ <"$FDEKIT_ROOT/proc/uptime"
+    _i=$(decimal "${_up%%.*}")
+    _f=0
+    case $_up in
+        *.*)
+            _f=${_up#*.}00
+            _f=$(decimal "${_f%"${_f#??}"}")
+            ;;
+    esac
+    echo $((_i * 100 + _f))
+}
+
+now() {
+    _c=$(uptime_cs)
+    echo $((_c / 100))
+}
+
+# The bound: the build's FDEKIT_TIMEOUT, the command line's rd.fdekit.timeout
+# over it; a value out of range is said (once) and left out.
+FDEKIT_TIMEOUT=$(seconds "$FDEKIT_TIMEOUT") || FDEKIT_TIMEOUT=$default_timeout
+if _t=$(getarg rd.fdekit.timeout -d fdekit.timeout); then
+    if _v=$(seconds "$_t"); then
+        FDEKIT_TIMEOUT=$_v
+    elif [ ! -e "$state/timeout-refused" ]; then
+        : >"$state/timeout-refused"
+        warn "fdekit: rd.fdekit.timeout=$_t: use 1 to 86400 seconds; the bound is ${FDEKIT_TIMEOUT}s"
+    fi
+fi
 
 # Seconds left of the bound, counted from the first call.
 time_left() {
     _now=$(now)
     [ -s "$state/start" ] || echo "$_now" >"$state/start"
     read -r _start <"$state/start"
+    _start=$(decimal "$_start")
     echo $((_start + FDEKIT_TIMEOUT - _now))
 }
 
@@ -146,6 +196,10 @@ carries_nvmf() {
     return 1
 }
 
+has_address() {
+    [ -n "$($FDEKIT_IP -o -4 addr show dev "$1" scope global 2>/dev/null)" ]
+}
+
 # The interfaces dracut's network scripts configured, and those fdekit
 # started; one name per line.
 brought_up() {
@@ -180,7 +234,7 @@ take_down() {
     for _if in $(brought_up); do
         if [ -n "$1" ]; then
             # It came up (again) after the unlock.
-            [ "$1" = "$_if" ] || continue
+            [ "$1" = "$_if" ] && has_address "$_if" || continue
         else
             [ ! -e "$state/down.$_if" ] || continue
         fi
@@ -217,28 +271,36 @@ askpass() {
     fi
 }
 
-# One try. $1 = seconds left, $2 = why, $3 = last: no try after this one.
+# One try. $1 = seconds left, $2 = why, $3 = last (no try after this one)
+# or deadline (the try at the deadline: it alone starts with nothing left).
 try_unlock() {
+    if [ "$1" -le 0 ] && [ "$3" != deadline ]; then
+        return 0
+    fi
     mkdir "$state/busy" 2>/dev/null || return 0
     rm -f "$state/pending"
     _d=$1
     _why=$2
     _last=$3
-    # Never 0 or less: a key attempt still gets a few seconds.
-    if [ "$_d" -le "$min_deadline" ]; then
-        _d=$min_deadline
-        _last=1
-    fi
+    # The remaining time; at the deadline, a few seconds for a key attempt.
+    [ "$_d" -ge 1 ] || _d=$min_deadline
+    [ "$_d" -gt "$min_deadline" ] || _last=1
     _n=0
     [ -s "$state/tries" ] && read -r _n <"$state/tries"
-    _n=$((_n + 1))
+    _n=$(($(decimal "$_n") + 1))
     echo "$_n" >"$state/tries"
     # --state-dir: what was unlocked, for the running system
     # (fdekit-opal-sleep-guard.service); /run is handed over at switch_root.
-    set -- unlock-all --table "$table" --deadline "$_d" --state-dir "$run/fdekit"
+    set -- unlock-all --table "$table" --deadline "$_d" --prompt-timeout "$prompt_timeout" \
+        --state-dir "$run/fdekit"
     _ap=$(askpass)
     [ -n "$_ap" ] && set -- "$@" --askpass "$_ap"
     info "fdekit: unlocking Opal drives (try $_n: $_why; bound ${_d}s)"
+    # When the prompts' budget ends (opalctl: its deadline, then
+    # --prompt-timeout), in hundredths of a second of uptime, for the
+    # askpass, which gets only the prompt text from opalctl (and no
+    # environment of ours): it times out before opalctl has to kill it.
+    echo $(($(uptime_cs) + (_d + prompt_timeout) * 100)) >"$state/prompt-end"
     # Its lines ("root: /dev/nvme0n1 range 1 unlocked (...)") on the
     # console also where systemd runs the initqueue (stderr: journal+console).
     "$FDEKIT_OPALCTL_BIN" "$@" >&2
@@ -285,7 +347,7 @@ genrules() {
 start_ifup() {
     [ -n "$iface" ] && [ ! -e "$state/ifup.$iface" ] || return 0
     # Configured by someone else (firmware, another module): left alone.
-    if [ -n "$($FDEKIT_IP -o addr show dev "$iface" scope global 2>/dev/null)" ]; then
+    if has_address "$iface"; then
         info "fdekit: $iface already has an address: left as it is"
         return 0
     fi
@@ -343,10 +405,11 @@ esac
 left=$(time_left)
 tries=0
 [ -s "$state/tries" ] && read -r tries <"$state/tries"
+tries=$(decimal "$tries")
 
 if ! uses_tang; then
     # No network to wait for: one try, with the whole bound.
-    try_unlock "$left" "no network needed" last
+    try_unlock "$left" "no network needed" deadline
     exit 0
 fi
 
@@ -358,21 +421,25 @@ case $stage in
         [ -n "$FDEKIT_OPAL_BACKGROUND" ] || try_unlock "$left" "${iface:-an interface} is up"
         ;;
     timeout)
-        if [ ! -e "$state/timeout-tried" ]; then
+        if [ "$left" -gt 0 ] && [ ! -e "$state/timeout-tried" ]; then
             : >"$state/timeout-tried"
             try_unlock "$left" "initqueue timeout"
         fi
         ;;
     settled)
-        if [ -e "$state/pending" ]; then
-            try_unlock "$left" "an interface came up"
-        elif [ "$left" -le 0 ]; then
+        if [ "$left" -le 0 ]; then
             if [ "$tries" -eq 0 ]; then
-                try_unlock 0 "no network after ${FDEKIT_TIMEOUT}s: the table's fallback applies" last
+                if network_up; then
+                    try_unlock 0 "the network is up at the deadline (${FDEKIT_TIMEOUT}s)" deadline
+                else
+                    try_unlock 0 "no network after ${FDEKIT_TIMEOUT}s: the table's fallback applies" deadline
+                fi
             else
                 warn "fdekit: rd.fdekit.timeout (${FDEKIT_TIMEOUT}s) reached: no more tries"
                 finish
             fi
+        elif [ -e "$state/pending" ]; then
+            try_unlock "$left" "an interface came up"
         elif [ "$tries" -eq 0 ]; then
             if network_up; then
                 try_unlock "$left" "the network is up"
