@@ -17,8 +17,8 @@ FUNCS=$3
 T=$(mktemp -d /tmp/test_dracut_image.XXXXXX)
 . "$(dirname "$0")/tap-lib.sh"
 
-echo "1..16"
-need dracut lsinitrd stat
+echo "1..18"
+need dracut lsinitrd stat base64 clevis
 [ -d /usr/lib/dracut/modules.d/99base ] || { echo "Bail out! /usr/lib/dracut: install dracut-core (scripts/bootstrap)"; exit 1; }
 
 mkdir -p "$T/base/modules.d" "$T/conf" "$T/tmp" "$T/bin"
@@ -129,5 +129,23 @@ if ! carries "$T/noauto.img" "$T/data.key" && carries "$T/noauto.img" etc/fdekit
 	ok "and the image does not carry its key file"
 else
 	not_ok "and the image does not carry its key file"
+fi
+
+# 17-18: a tang binding, systemd-networkd as the image's network module
+# (no network-legacy ifup): the boot script is told to start it. The JWE
+# needs only its protected header here (the pins are read from it).
+hdr=$(printf '{"alg":"ECDH-ES","enc":"A256GCM","clevis":{"pin":"tang","tang":{"url":"http://192.0.2.1"}}}' |
+	base64 -w0 | tr '+/' '-_' | tr -d '=')
+echo "$hdr..iv.ct.tag" >"$T/tang.jwe"
+printf 'root serial=FDEKITTEST01 1 clevis:%s\n' "$T/tang.jwe" >"$T/tang.tab"
+expect_rc "a tang binding, systemd-networkd in the image: dracut succeeds" 0 \
+	build "$T/tang.tab" "$T/networkd.img" "systemd systemd-networkd"
+if lsinitrd -f etc/fdekit/initramfs.conf "$T/networkd.img" 2>/dev/null | grep -qx 'FDEKIT_NET="systemd-networkd"' &&
+	carries "$T/networkd.img" usr/bin/networkctl && ! carries "$T/networkd.img" sbin/ifup &&
+	carries "$T/networkd.img" "$T/tang.jwe"; then
+	ok "the image's settings name systemd-networkd for the boot script, networkctl carried"
+else
+	not_ok "the image's settings name systemd-networkd for the boot script, networkctl carried"
+	lsinitrd -f etc/fdekit/initramfs.conf "$T/networkd.img" 2>&1 | sed 's/^/# /'
 fi
 [ "$failed" -eq 0 ]

@@ -2,17 +2,20 @@
 # fdekit-opal-unlock STAGE [IFACE]: what the fdekit-opal dracut module does
 # at boot, called from its hooks:
 #
-#   genrules    pre-udev: when the image holds a tang binding and nothing
-#               else brings the network up, a udev rule that has fdekit
-#               bring each interface up (no rd.neednet: nothing in the
-#               initqueue waits for a network that may never come)
+#   genrules    pre-udev: when the image holds a tang binding, nothing else
+#               brings the network up and network-legacy's ifup is there, a
+#               udev rule that has fdekit bring each interface up (no
+#               rd.neednet: nothing in the initqueue waits for a network
+#               that may never come)
 #   ifup IFACE  the job that rule queues: run dracut's ifup for IFACE in the
 #               background, so that a DHCP server that never answers does
 #               not hold the initqueue for dhclient's 60 s
-#   settled     initqueue/settled: unlock when no tang binding needs the
-#               network; else when an interface is up and nothing has tried
-#               yet, when every interface fdekit started has failed, or at
-#               the deadline, once
+#   settled     initqueue/settled: on the first call, with NetworkManager or
+#               systemd-networkd instead of ifup, start that for the wired
+#               interfaces without an address (DHCP); unlock when no tang
+#               binding needs the network; else when an interface is up and
+#               nothing has tried yet, when every interface fdekit started
+#               has failed, or at the deadline, once
 #   online      initqueue/online: an interface came up: try (again)
 #   timeout     initqueue/timeout: try again, once
 #
@@ -27,7 +30,9 @@
 # when opalctl fails for another reason than an entry staying locked (exit
 # 11); the initqueue does not finish before that (initqueue/finished).
 #
-# Then the interfaces brought up for Tang are taken down again, unless the
+# Then what was brought up for Tang is taken down again: the NetworkManager
+# or systemd-networkd that fdekit started is stopped and its configuration
+# removed, and the interfaces lose their addresses and go down, unless the
 # system needs them: rd.fdekit.keepnet=1 (or fdekit.keepnet=1), a network
 # root (netroot), rd.neednet=1 from the command line or another module, or
 # an NVMe over Fabrics controller reached through the interface.
@@ -62,8 +67,11 @@ tmp=$FDEKIT_ROOT/tmp
 min_deadline=5
 prompt_timeout=120
 default_timeout=120
+nm_dir=$run/NetworkManager
+networkd_file=$run/systemd/network/90-fdekit-opal.network
 FDEKIT_PINS=
 FDEKIT_TIMEOUT=
+FDEKIT_NET=
 [ -r "$FDEKIT_ROOT/etc/fdekit/initramfs.conf" ] && . "$FDEKIT_ROOT/etc/fdekit/initramfs.conf"
 mkdir -p "$state"
 
@@ -203,17 +211,166 @@ has_address() {
 # The interfaces dracut's network scripts configured, and those fdekit
 # started; one name per line.
 brought_up() {
-    for _f in "$tmp"/net.*.up "$tmp"/net.*.did-setup "$state"/ifup.*; do
+    for _f in "$tmp"/net.*.up "$tmp"/net.*.did-setup "$state"/ifup.* "$state"/net.*; do
         [ -e "$_f" ] || continue
         _n=${_f##*/}
         case $_n in
             ifup.*.end) continue ;;
             ifup.*) _n=${_n#ifup.} ;;
-            *) _n=${_n#net.} && _n=${_n%.*} ;;
+            net.*) _n=${_n#net.} && _n=${_n%.up} && _n=${_n%.did-setup} ;;
         esac
         # (net.MAC.up files name no interface)
         [ -d "$sysnet/$_n" ] && [ "$_n" != lo ] && echo "$_n"
     done | sort -u
+}
+
+# Wired interfaces (Ethernet, a device behind them, not wireless) without a
+# global IPv4 address: those fdekit may bring up.
+bare_interfaces() {
+    for _p in "$sysnet"/*; do
+        _n=${_p##*/}
+        [ "$_n" != lo ] && [ -e "$_p/device" ] && [ ! -e "$_p/wireless" ] &&
+            [ ! -e "$_p/phy80211" ] && [ -r "$_p/type" ] || continue
+        read -r _ty <"$_p/type"
+        [ "$_ty" = 1 ] || continue
+        has_address "$_n" || echo "$_n"
+    done
+}
+
+# NetworkManager for the interfaces $*: a profile each (DHCP), the others
+# left unmanaged, no automatic profiles. Where systemd runs the initramfs,
+# through dracut's nm-initrd.service (its condition: the neednet flag);
+# otherwise in the background, as dracut's nm-run.sh runs it, but without
+# holding the initqueue.
+nm_start() {
+    mkdir -p "$nm_dir/system-connections" "$nm_dir/conf.d"
+    _um=
+    for _if in "$@"; do
+        (
+            umask 077
+            printf '[connection]\nid=fdekit-opal-%s\ntype=ethernet\ninterface-name=%s\nautoconnect=true\n\n[ipv4]\nmethod=auto\n\n[ipv6]\nmethod=ignore\n' \
+                "$_if" "$_if" >"$nm_dir/system-connections/fdekit-opal-$_if.nmconnection"
+        )
+        _um="$_um${_um:+,}except:interface-name:$_if"
+    done
+    printf '[main]\nno-auto-default=*\n\n[keyfile]\nunmanaged-devices=%s\n' "$_um" \
+        >"$nm_dir/conf.d/90-fdekit-opal.conf"
+    if [ -d "$run/systemd/system" ]; then
+        mkdir -p "$nm_dir/initrd"
+        : >"$nm_dir/initrd/neednet"
+        : >"$state/nm-neednet"
+        $FDEKIT_SYSTEMCTL --no-block start nm-initrd.service && : >"$state/nm-started"
+    else
+        # A session of its own: net_stop ends it and its DHCP client together.
+        NM_CONFIG_ENABLE_TAG=initrd setsid "$FDEKIT_NM" --configure-and-quit=initrd --no-daemon \
+            </dev/null >/dev/null 2>&1 &
+        echo $! >"$state/nm-pid"
+    fi
+}
+
+# systemd-networkd for the interfaces $*: one .network file (DHCP), then
+# started, or told to read it when it already runs (dracut enables it).
+networkd_start() {
+    mkdir -p "${networkd_file%/*}"
+    printf '[Match]\nName=%s\n\n[Network]\nDHCP=ipv4\nLinkLocalAddressing=no\nIPv6AcceptRA=no\n' \
+        "$*" >"$networkd_file"
+    if $FDEKIT_SYSTEMCTL -q is-active systemd-networkd.service; then
+        $FDEKIT_NETWORKCTL reload 2>/dev/null ||
+            $FDEKIT_SYSTEMCTL --no-block restart systemd-networkd.service
+    else
+        $FDEKIT_SYSTEMCTL -q is-active systemd-networkd.socket || : >"$state/networkd-socket-started"
+        $FDEKIT_SYSTEMCTL --no-block start systemd-networkd.service &&
+            : >"$state/networkd-started"
+    fi
+}
+
+# Who else configures the network: said, nothing started.
+network_configured_elsewhere() {
+    if [ -n "$netroot" ]; then
+        echo "the root is on the network"
+    elif getargbool 0 rd.neednet; then
+        echo "rd.neednet=1"
+    elif [ "$1" = network-manager ] && [ -e "$nm_dir/initrd/neednet" ]; then
+        echo "dracut starts NetworkManager"
+    elif [ "$1" = systemd-networkd ]; then
+        for _f in "$run"/systemd/network/*.network "$FDEKIT_ROOT"/etc/systemd/network/*.network; do
+            [ -e "$_f" ] && [ "$_f" != "$networkd_file" ] || continue
+            echo "systemd-networkd has ${_f#"$FDEKIT_ROOT"}"
+            return 0
+        done
+        return 1
+    else
+        return 1
+    fi
+}
+
+# From the first settled call: with NetworkManager or systemd-networkd in
+# the image instead of network-legacy's ifup (whose udev rule genrules
+# wrote), bring up the wired interfaces without an address, once.
+net_start() {
+    [ ! -e "$state/net-step" ] || return 0
+    : >"$state/net-step"
+    [ -x "$FDEKIT_IFUP" ] && return 0
+    case " $FDEKIT_NET " in
+        *" network-manager "*) _how=network-manager ;;
+        *" systemd-networkd "*) _how=systemd-networkd ;;
+        *)
+            warn "fdekit: a tang binding needs the network, and the image has no network module fdekit can start (network-legacy, network-manager, systemd-networkd)"
+            return 0
+            ;;
+    esac
+    if _why=$(network_configured_elsewhere "$_how"); then
+        info "fdekit: the network is brought up by others ($_why)"
+        return 0
+    fi
+    _ifs=$(bare_interfaces)
+    if [ -z "$_ifs" ]; then
+        info "fdekit: no wired interface without an address to bring up for Tang"
+        return 0
+    fi
+    for _if in $_ifs; do
+        : >"$state/net.$_if"
+    done
+    # shellcheck disable=SC2086 # one interface per word
+    info "fdekit: bringing $(echo $_ifs) up for Tang ($_how)"
+    echo "$_how" >"$state/net-how"
+    # shellcheck disable=SC2086 # one interface per word
+    case $_how in
+        network-manager) nm_start $_ifs ;;
+        systemd-networkd) networkd_start $_ifs ;;
+    esac
+}
+
+# Stop what net_start started and remove what it wrote.
+net_stop() {
+    [ -s "$state/net-how" ] && [ ! -e "$state/net-stopped" ] || return 0
+    : >"$state/net-stopped"
+    read -r _how <"$state/net-how"
+    case $_how in
+        network-manager)
+            if [ -e "$state/nm-started" ]; then
+                $FDEKIT_SYSTEMCTL stop nm-initrd.service
+            elif [ -s "$state/nm-pid" ]; then
+                read -r _pid <"$state/nm-pid" && kill -TERM "-$_pid" 2>/dev/null
+            fi
+            rm -f "$nm_dir"/system-connections/fdekit-opal-*.nmconnection \
+                "$nm_dir/conf.d/90-fdekit-opal.conf"
+            [ -e "$state/nm-neednet" ] && rm -f "$nm_dir/initrd/neednet"
+            ;;
+        systemd-networkd)
+            rm -f "$networkd_file"
+            if [ -e "$state/networkd-started" ]; then
+                if [ -e "$state/networkd-socket-started" ]; then
+                    $FDEKIT_SYSTEMCTL stop systemd-networkd.socket systemd-networkd.service
+                else
+                    $FDEKIT_SYSTEMCTL stop systemd-networkd.service
+                fi
+            else
+                $FDEKIT_NETWORKCTL reload 2>/dev/null ||
+                    $FDEKIT_SYSTEMCTL restart systemd-networkd.service
+            fi
+            ;;
+    esac
 }
 
 # Take down what was brought up for Tang ($1: only that interface).
@@ -231,6 +388,7 @@ take_down() {
         [ -e "$_f" ] && [ ! -e "$_f.end" ] || continue
         read -r _pid <"$_f" && kill -TERM "-$_pid" 2>/dev/null
     done
+    net_stop
     for _if in $(brought_up); do
         if [ -n "$1" ]; then
             # It came up (again) after the unlock.
@@ -330,8 +488,8 @@ try_unlock() {
 genrules() {
     uses_tang && enabled || return 0
     time_left >/dev/null
-    # network-legacy's ifup; other network modules bring the network up
-    # through their own means (rd.neednet).
+    # network-legacy's ifup; with NetworkManager or systemd-networkd,
+    # net_start at the first settled call.
     [ -x "$FDEKIT_IFUP" ] || return 0
     # The network is needed by others: dracut brings it up and waits for it.
     [ -n "$netroot" ] && return 0
@@ -373,9 +531,14 @@ ifups_failed() {
     [ -n "$_any" ]
 }
 
+# dracut's ifup configured an interface, or one that NetworkManager or
+# systemd-networkd brings up for fdekit has its address.
 network_up() {
     for _f in "$tmp"/net.*.did-setup; do
         [ -e "$_f" ] && return 0
+    done
+    for _f in "$state"/net.*; do
+        [ -e "$_f" ] && has_address "${_f##*/net.}" && return 0
     done
     return 1
 }
@@ -427,6 +590,7 @@ case $stage in
         fi
         ;;
     settled)
+        net_start
         if [ "$left" -le 0 ]; then
             if [ "$tries" -eq 0 ]; then
                 if network_up; then

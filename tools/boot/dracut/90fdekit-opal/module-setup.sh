@@ -154,7 +154,7 @@ installkernel() {
 
 # called by dracut
 install() {
-    local f pin
+    local f pin net=
     if ! fdekit_scan; then
         # installkernel fails the build (dracut ignores what install
         # returns); without it (--no-kernel), fail here.
@@ -194,10 +194,18 @@ install() {
         done
     fi
 
+    # The network modules that can bring the network up for Tang, when
+    # network-legacy's ifup is not there: fdekit-opal-unlock starts them.
+    if fdekit_uses tang; then
+        for f in network-manager systemd-networkd; do
+            dracut_module_included "$f" && net="$net $f"
+        done
+    fi
     mkdir -p "${initdir}/etc/fdekit"
     {
         echo "FDEKIT_PINS=\"$FDEKIT_PINS\""
         echo "FDEKIT_TIMEOUT=\"${FDEKIT_TIMEOUT:-}\""
+        echo "FDEKIT_NET=\"${net# }\""
     } > "${initdir}/etc/fdekit/initramfs.conf"
 
     inst_script "$moddir/fdekit-opal-unlock.sh" /sbin/fdekit-opal-unlock
@@ -210,6 +218,7 @@ install() {
         # Before udev starts, after network-legacy's net-genrules (60).
         inst_hook pre-udev 65 "$moddir/fdekit-opal-genrules.sh"
         inst_multiple ip setsid sort
+        [[ $net == *systemd-networkd* ]] && inst_multiple -o networkctl
     fi
     inst_hook initqueue/settled 40 "$moddir/fdekit-opal-settled.sh"
     inst_hook initqueue/online 40 "$moddir/fdekit-opal-online.sh"
