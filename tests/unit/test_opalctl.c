@@ -2065,6 +2065,33 @@ static void test_sigpipe_ignored(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/*
+ * clevis encrypt (no_tty) runs in a session of its own: no controlling
+ * terminal to ask a trust question on, so it cannot wait for an answer.
+ */
+static void test_child_no_tty(void **state)
+{
+	struct secret buf;
+	char out[1024], *p;
+	int pid, pgrp, session, tty;
+
+	(void)state;
+	buf = (struct secret){ .data = (uint8_t *)out, .cap = sizeof(out) - 1 };
+	{
+		struct child_io io = { .in_fd = -1, .out_fd = -1, .capture = &buf, .no_tty = true };
+
+		assert_int_equal(run_child(ARGV("cat", "/proc/self/stat"), &io, 10000), 0);
+	}
+	out[buf.len] = 0;
+	p = strrchr(out, ')');
+	assert_non_null(p);
+	pid = atoi(out);
+	assert_int_equal(sscanf(p + 2, "%*c %*d %d %d %d", &pgrp, &session, &tty), 3);
+	if (session != pid || pgrp != pid || tty != 0)
+		fail_msg("pid %d: group %d, session %d, terminal %d: not a session of its own", pid,
+			 pgrp, session, tty);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -2102,6 +2129,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_child_environment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_child_group_killed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigpipe_ignored, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_child_no_tty, setup, teardown),
 	};
 
 	if (argc != 2) {

@@ -41,7 +41,7 @@ tpm_up() {
 	not_ok "$1"; sed 's/^/# /' "$T/swtpm.log"
 }
 
-echo "1..108"
+echo "1..116"
 need clevis jose socat curl swtpm tpm2_pcrread cpio unmkinitramfs /usr/libexec/tangd /usr/libexec/tangd-keygen \
 	/usr/libexec/tangd-rotate-keys
 
@@ -429,6 +429,27 @@ grep_file "and says the advertisement does not verify" "$T/out" "does not verify
 kill "$FORGED_PID"
 sleep 0.3
 if start_tang A "$A_PORT"; then ok "server A answers again"; else not_ok "server A answers again"; fi
+
+# bind asks clevis nothing: a tang configuration without "thp" or "adv"
+# (clevis would ask on the terminal whether to trust the keys, and a bind
+# in a background process group would wait for ever) is refused before
+# the drive is touched, an sss one's branches too. setsid: no terminal,
+# should anything still ask.
+expect_rc "bind of tang without thp or adv: usage error" 1 setsid -w "$OPALCTL" bind "$D" \
+	-k "$T/admin.key" --range 1 --pin tang --config "{\"url\":\"http://127.0.0.1:$A_PORT\"}" \
+	--jwe "$T/keys/nothp.jwe"
+grep_file "it says what to give" "$T/err" 'has neither "thp" nor "adv": clevis would ask'
+expect_rc "the same in an sss branch: usage error" 1 setsid -w "$OPALCTL" bind "$D" -k "$T/admin.key" \
+	--range 1 --pin sss --jwe "$T/keys/nothp.jwe" \
+	--config "{\"t\":1,\"pins\":{\"tang\":[{\"url\":\"http://127.0.0.1:$A_PORT\",\"thp\":\"$A_THP\"},{\"url\":\"http://127.0.0.1:$B_PORT\"}]}}"
+grep_file "naming that server" "$T/err" "127.0.0.1:$B_PORT has neither"
+if [ ! -e "$T/keys/nothp.jwe" ] && [ ! -e "$T/keys/nothp.jwe.new" ]; then ok "no JWE written"; else not_ok "no JWE written"; fi
+# A JWE.new an interrupted bind left is removed, and said so.
+: >"$T/keys/stale.jwe.new"
+expect_rc "bind over a stale JWE.new: exit 0" 0 "$OPALCTL" bind "$D" -k "$T/admin.key" --range 1 \
+	--pin tang --config "{\"url\":\"http://127.0.0.1:$A_PORT\",\"thp\":\"$A_THP\"}" --jwe "$T/keys/stale.jwe"
+grep_file "it says it removed it" "$T/err" "removed $T/keys/stale.jwe.new, left by an interrupted bind"
+if [ -s "$T/keys/stale.jwe" ] && [ ! -e "$T/keys/stale.jwe.new" ]; then ok "the JWE is there, no .new"; else not_ok "the JWE is there, no .new"; fi
 
 # The command line.
 expect_rc "regen without a selection: usage error" 1 "$OPALCTL" regen

@@ -32,6 +32,7 @@
 
 #include "opal-drive-id.h"
 #include "nbde-clevis.h"
+#include "nbde-tang.h"
 #include "opalctl-cmd.h"
 #include "opaltab.h"
 #include "nbde.h"
@@ -125,6 +126,68 @@ static int read_access(struct ctx *c, struct opal_session *s, struct opal_access
 	return rc ? fail_opal(c, "reading users and ACEs", rc, NULL, NULL) : 0;
 }
 
+/*
+ * A tang configuration clevis encrypt seals with, asking nothing: a URL
+ * curl may be given, and the server's trust given in it ("thp", or a
+ * trusted advertisement, "adv"); without them clevis asks on the
+ * terminal whether to trust the keys, and a bind in a background process
+ * group waits for ever (SIGTTIN). 0, or why not.
+ */
+static int bind_tang_config(json_object *t, char *why, size_t wl)
+{
+	json_object *url, *v;
+	char shown[128];
+
+	if (!json_object_is_type(t, json_type_object) || !json_object_object_get_ex(t, "url", &url) ||
+	    !json_object_is_type(url, json_type_string)) {
+		snprintf(why, wl, "a tang configuration without \"url\"");
+		return -EINVAL;
+	}
+	if (tang_url_check(json_object_get_string(url), why, wl))
+		return -EINVAL;
+	if ((json_object_object_get_ex(t, "thp", &v) && json_object_is_type(v, json_type_string) &&
+	     json_object_get_string_len(v)) ||
+	    (json_object_object_get_ex(t, "adv", &v) &&
+	     (json_object_is_type(v, json_type_object) ||
+	      (json_object_is_type(v, json_type_string) && json_object_get_string_len(v)))))
+		return 0;
+	tang_url_show(json_object_get_string(url), shown, sizeof(shown));
+	snprintf(why, wl, "the tang configuration of %s has neither \"thp\" nor \"adv\": clevis would ask on the terminal whether to trust the server's keys. Give the thumbprint of its signing key (\"thp\"; on the server: tang-show-keys, or jose jwk thp -i KEY.jwk) or a trusted advertisement (\"adv\": a file, or the JSON)",
+		 shown);
+	return -EINVAL;
+}
+
+/* Each tang configuration of a pin's, sss ones' too (nested, and in lists). */
+static int bind_pin_config(const char *pin, json_object *cfg, unsigned int depth, char *why,
+			   size_t wl)
+{
+	json_object *pins;
+
+	if (!strcmp(pin, "tang"))
+		return bind_tang_config(cfg, why, wl);
+	if (strcmp(pin, "sss") || !json_object_object_get_ex(cfg, "pins", &pins) ||
+	    !json_object_is_type(pins, json_type_object))
+		return 0;	/* clevis says what is wrong with it */
+	if (depth > 8) {
+		snprintf(why, wl, "sss configurations nested more than 8 deep");
+		return -EINVAL;
+	}
+	json_object_object_foreach(pins, name, val) {
+		size_t n = json_object_is_type(val, json_type_array) ? json_object_array_length(val) : 1;
+
+		if (strcmp(name, "tang") && strcmp(name, "sss"))
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			json_object *one = json_object_is_type(val, json_type_array) ?
+					   json_object_array_get_idx(val, i) : val;
+
+			if (bind_pin_config(name, one, depth + 1, why, wl))
+				return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int cmd_bind(struct ctx *c)
 {
 	unsigned int range = c->range < 0 ? 0 : (unsigned int)c->range, user = 0;
@@ -132,7 +195,8 @@ int cmd_bind(struct ctx *c)
 	struct secret *key = NULL, *pin = NULL;
 	struct opal_session *s = NULL;
 	struct drive_name dn;
-	char jwe[PATH_MAX], tmp[PATH_MAX + 8];
+	char jwe[PATH_MAX], tmp[PATH_MAX + 8], why[600];
+	json_object *cfg;
 	int rc, fd = -1;
 
 	if (!acc)
@@ -145,6 +209,16 @@ int cmd_bind(struct ctx *c)
 		free(acc);
 		return fail(c, EXIT_USAGE, "bind: needs --config JSON (the pin's configuration, as for `clevis encrypt %s`)",
 			    c->pin);
+	}
+	/* Before the drive: nothing is sealed that clevis would ask about. */
+	cfg = json_tokener_parse(c->pin_config);
+	snprintf(why, sizeof(why), "not a JSON object");
+	rc = !cfg || !json_object_is_type(cfg, json_type_object) ? -EINVAL :
+	     bind_pin_config(c->pin, cfg, 0, why, sizeof(why));
+	json_object_put(cfg);
+	if (rc) {
+		free(acc);
+		return fail(c, EXIT_USAGE, "bind: --config: %s", why);
 	}
 	/* 1. Pick a free slot: a user neither enabled nor named by any ACE. */
 	rc = opalctl_admin_open(c, &key, &s);
@@ -184,6 +258,10 @@ int cmd_bind(struct ctx *c)
 		goto out;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.new", jwe);
+	/* The JWE is there only after the drive took the PIN: this one is stale. */
+	if (!unlink(tmp))
+		warn(c, "bind: removed %s, left by an interrupted bind (a slot that bind enabled has no JWE: `opalctl slots` shows it, unbind it)",
+		     tmp);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		rc = fail(c, EXIT_KEYFILE, "bind: cannot create %s: %s", tmp, strerror(errno));
