@@ -17,7 +17,7 @@ FUNCS=$3
 T=$(mktemp -d /tmp/test_dracut_image.XXXXXX)
 . "$(dirname "$0")/tap-lib.sh"
 
-echo "1..18"
+echo "1..22"
 need dracut lsinitrd stat base64 clevis
 [ -d /usr/lib/dracut/modules.d/99base ] || { echo "Bail out! /usr/lib/dracut: install dracut-core (scripts/bootstrap)"; exit 1; }
 
@@ -148,4 +148,23 @@ else
 	not_ok "the image's settings name systemd-networkd for the boot script, networkctl carried"
 	lsinitrd -f etc/fdekit/initramfs.conf "$T/networkd.img" 2>&1 | sed 's/^/# /'
 fi
+
+# 19-22: the build's default bound is checked where the boot would only
+# say it and fall back to 120 s.
+FDEKIT_TIMEOUT=08
+export FDEKIT_TIMEOUT
+expect_rc "FDEKIT_TIMEOUT=08: dracut succeeds" 0 build "$T/prompt.tab" "$T/t08.img"
+if lsinitrd -f etc/fdekit/initramfs.conf "$T/t08.img" 2>/dev/null | grep -qx 'FDEKIT_TIMEOUT="08"'; then
+	ok "and the image carries it (the boot reads it as 8 s)"
+else
+	not_ok "and the image carries it (the boot reads it as 8 s)"
+fi
+FDEKIT_TIMEOUT=90000
+expect_rc "FDEKIT_TIMEOUT=90000: dracut fails, saying the range" 1 build "$T/prompt.tab" "$T/t90000.img"
+if grep -q "FDEKIT_TIMEOUT=90000: use 1 to 86400 seconds" "$T/err" && [ ! -e "$T/t90000.img" ]; then
+	ok "naming FDEKIT_TIMEOUT, no image written"
+else
+	not_ok "naming FDEKIT_TIMEOUT, no image written"; sed 's/^/# /' "$T/err" | tail -3
+fi
+unset FDEKIT_TIMEOUT
 [ "$failed" -eq 0 ]

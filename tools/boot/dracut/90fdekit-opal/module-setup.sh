@@ -166,6 +166,11 @@ install() {
     fi
     # Before anything secret goes in (dracut ignores install's status).
     fdekit_image_private || exit 1
+    # The boot would say it and use 120 s: fail here instead.
+    if [[ ${FDEKIT_TIMEOUT:-} && ! ($FDEKIT_TIMEOUT =~ ^[0-9]{1,5}$ && 10#$FDEKIT_TIMEOUT -ge 1 && 10#$FDEKIT_TIMEOUT -le 86400) ]]; then
+        dfatal "fdekit-opal: FDEKIT_TIMEOUT=$FDEKIT_TIMEOUT: use 1 to 86400 seconds"
+        exit 1
+    fi
 
     inst_binary "$(fdekit_opalctl)" /usr/sbin/opalctl
     inst_simple "$fdekit_boot_table" /etc/fdekit/opaltab
