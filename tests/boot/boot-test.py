@@ -48,7 +48,7 @@ ROOT_MARK = "FDEKIT-ROOT-REACHED"
 DATA_MARK = "FDEKIT-DATA-SHA256"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\r")
 # Anything that asks a human for a secret.
-PROMPT = re.compile(r"(?i)(passphrase|password|enter .*key)")
+PROMPT = re.compile(r"(?i)(passphrase|password|enter .*key|recovery key \()")
 # opalctl's console prompt for the root entry's recovery key.
 ASK = r"Recovery key \(Admin1\) for drive \S+, range 1 \(root; \d+ tr(?:y|ies) left this boot\)"
 # The boot script's steps, as the console shows them.
@@ -68,6 +68,8 @@ STORAGE_HOST = "10.0.3.2"
 STORAGE_CIDR = "10.0.3.15/24"
 NET_MARK = "FDEKIT-NET"
 STATE_MARK = "FDEKIT-STATE"
+NETLOG_MARK = "FDEKIT-NETLOG"
+LEFT_MARK = "FDEKIT-LEFTOVER"
 # The shipped mkinitramfs settings (UMASK=0077 when a table exists).
 CONF_SNIPPET = os.path.join(BOOT, "initramfs-tools", "conf.d", "fdekit-umask")
 
@@ -215,6 +217,18 @@ done
 for f in /run/fdekit/*; do
 	[ -f "$f" ] && echo "{STATE_MARK} ${{f##*/}} $($B tr '\n' ' ' <"$f")"
 done
+# Nothing of the unlock may outlive the initramfs: no clevis, curl, jose or
+# opalctl process, no curl directory of opalctl's.
+for c in /proc/[0-9]*/comm; do
+	case $($B cat "$c" 2>/dev/null) in
+	clevis* | curl | jose | opalctl | tpm2_*) echo "{LEFT_MARK} process $($B cat "$c" 2>/dev/null)" ;;
+	esac
+done
+for d in /run/fdekit-curl.*; do
+	[ -e "$d" ] && echo "{LEFT_MARK} $d"
+done
+# What the initramfs's network setup said (kept off the console, in /run).
+[ -f /run/fdekit-network.log ] && $B sed 's/^/{NETLOG_MARK} /' /run/fdekit-network.log
 $B sync
 $B poweroff -f
 """)
@@ -813,10 +827,14 @@ def boot_expect_root(env, kver, initrd, tangs, append="", answers=(), qemu_args=
         prompt_ok = asked is not None and not typed
     else:
         prompt_ok = (len(typed) == len(answers)) if answers else not asked
-    good = reached and intact and prompt_ok and denied and (not tangs or sum(recs) >= 1)
+    # Nothing of the unlock outlives the initramfs (the root's init lists it).
+    left = re.findall(rf"^{LEFT_MARK} (.*)$", text, re.M)
+    good = (reached and intact and prompt_ok and denied and not left
+            and (not tangs or sum(recs) >= 1))
     diag = (f"locked at boot: {denied}, root reached: {reached}, data intact: {intact}, "
             f"prompt: {asked.group(0) if asked else None}, answered: {typed}, "
-            f"tang requests: {recs}, qemu exit: {rc}\n{tail(text)}")
+            f"tang requests: {recs}, left after switch_root: {left}, qemu exit: {rc}\n"
+            f"{tail(text)}")
     return good, diag, text, recs
 
 
@@ -965,7 +983,7 @@ def main():
                 locked = (env.range1_locked(), "a host read of range 1 was not refused")
                 good2, diag2, _, _ = boot_expect_root(env, k, initrd, [t["a"]])
                 down, what = tang_nic_down(text)
-                dhcp = re.search(r"^IP-Config: \S+ complete", text, re.M) is not None
+                dhcp = re.search(rf"^({NETLOG_MARK} )?IP-Config: \S+ complete", text, re.M) is not None
                 said = re.search(r"fdekit: network: \S+ taken down", text) is not None
                 st = state_of(text, "root")
                 want = {"ranges": "1", "already_unlocked": "no", "resume_unlocks": "no",
@@ -1101,7 +1119,7 @@ def fmt(seconds):
 def failure_descs(k):
     return [
         f"{k}: no DHCP on the Tang NIC (fdekit.timeout=40, fallback=prompt): the network gets at most half, the console prompt shows within 35 s of fdekit's network step, the Admin1 key typed over the serial line (not echoed) unlocks, root reached; the Tang NIC is down in the booted root",
-        f"{k}: Tang down until 20 s after QEMU started and the prompt showed: Tang is retried while the prompt waits and unlocks with nothing typed, root reached within 30 s of Tang's start",
+        f"{k}: fdekit.timeout=08 (decimal 8 s), Tang down until 20 s after QEMU started and the prompt showed: Tang is retried while the prompt waits and unlocks with nothing typed, root reached within 30 s of Tang's start, and no clevis, curl or curl directory of the unlock left after switch_root",
         f"{k}: stale JWE (its slot unbound with opalctl unbind after the image was made): the drive refuses the key Tang gave, the prompt shows within 30 s of the unlock's start, the Admin1 key typed (not echoed) unlocks, root reached",
         f"{k}: a typo in a noauto entry (timout=5): mkinitramfs fails and its output names the entry and the option",
         f"{k}: the typo fixed: the image carries only the automatic entry and its JWE (neither the noauto entry nor its key file), and is readable by root only (mode 0600: the shipped conf.d/fdekit-umask's UMASK=0077)",
@@ -1159,7 +1177,7 @@ def failure_matrix(tap, env, t, k, descs, entry):
             server.start()
         try:
             good, diag, text, recs = boot_expect_root(
-                env, k, initrd, [a], "fdekit.timeout=30", unanswered_prompt=True,
+                env, k, initrd, [a], "fdekit.timeout=08", unanswered_prompt=True,
                 events=[(20, ASK, start_tang)], watch={"prompt": ASK, "root": ROOT_MARK})
         finally:
             if not server.proc:
