@@ -197,4 +197,20 @@ bool nbde_entry_ok(const struct nbde_entry_result *r);
  */
 int nbde_recovery_canonical(const struct secret *in, struct secret *out);
 
+/*
+ * Messages for a person from the key slot and rotation calls
+ * (nbde-slots.h, nbde-rotate.h), one line each without a newline: a
+ * warning is always said, a detail only when the caller wants it (a
+ * verbose run). NULL fn: nothing is said.
+ */
+enum nbde_log_level { NBDE_LOG_WARNING, NBDE_LOG_DETAIL };
+
+struct nbde_log {
+	void (*fn)(void *arg, enum nbde_log_level level, const char *msg);
+	void *arg;
+};
+
+void nbde_say(const struct nbde_log *log, enum nbde_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #endif

@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "nbde.h"
 #include "opal.h"
 #include "opalctl.h"
 #include "opalctl-dev.h"
@@ -111,6 +112,11 @@ void emit_result(struct ctx *c);
 void emit_partial(struct ctx *c);
 /* Warn on stderr (never in the JSON result): "opalctl: warning: ...". */
 void warn(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * lib/nbde's messages (struct nbde_log, arg the ctx): a warning as warn()
+ * says it, a detail only with --verbose.
+ */
+void opalctl_log(void *arg, enum nbde_log_level level, const char *msg);
 
 /* Command flags. */
 enum {

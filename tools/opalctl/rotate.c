@@ -1,573 +1,136 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Tang key rotation without the drive: `slots --report` says which sealed
- * keys use server keys that are rotated (hidden: they still answer) or
- * gone, and whether the initramfs holds the same JWE as /etc; `regen`
- * seals a slot's PIN again for the servers' current keys.
- *
- * A slot's PIN never changes: regen opens the JWE with clevis decrypt
- * (a rotated key still answers), seals the same PIN with clevis encrypt
- * for the same servers, checks the new JWE opens to the same PIN, and
- * swaps the file in atomically, the old one kept as FILE.old. The drive
- * and the Admin1 key are not needed.
- *
- * An sss slot's tpm2 branches are sealed again too, as clevis luks regen
- * does: their configuration comes back from the branch's header (hash,
- * key, pcr_bank, pcr_ids), and the TPM of this machine seals them, to
- * the PCR values it holds now. Opening the slot first needs that TPM
- * already whenever the threshold does.
- *
- * Trust is carried over, not asked again: the JWE holds the server's
- * advertisement as it was at bind time, whose signing keys the binding
- * trusted (by thumbprint, or after being asked). Tang serves its current
- * advertisement signed by any signing key it still has, rotated ones too
- * (GET /adv/THP); one that verifies with a key the slot trusted vouches for
- * the new keys. When the server has none of them any more, the new key's
- * thumbprint must be given (--thp).
+ * slots --report and regen: the options, one call of lib/nbde's rotation
+ * policy (nbde-rotate.h), and its result as the command's JSON model and
+ * text. The exit codes are opalctl's, from the result's typed status.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <ftw.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
-#include <unistd.h>
 
-#include <openssl/crypto.h>
-
-#include "nbde-clevis.h"
+#include "nbde-rotate.h"
 #include "opalctl-cmd.h"
 #include "opaltab.h"
-#include "nbde-tang.h"
 
-/* Each request to a Tang server (an advertisement, a clevis call's exchange). */
-#define TANG_TIMEOUT_S 15
-/* Each tpm2 branch clevis opens or seals (a slow TPM's primary key). */
-#define TPM_TIMEOUT_S 30
-/* Unpacking an initramfs image. */
-#define UNPACK_TIMEOUT_MS 120000
-#define MAX_BRANCHES 16
-
-struct branch {
-	json_object *hdr;	/* the branch's protected header (owned) */
-	const char *url;	/* borrowed from hdr */
-	const char *kid;	/* the exchange key it was sealed for */
-	json_object *bound_keys;	/* clevis.tang.adv: the keys trusted at bind time */
-	const char *jwe;	/* sss: the branch's compact JWE; NULL: the file itself */
-	const char *state;	/* current, rotated, gone, unreachable, invalid */
-	char why[400];
-	char new_thp[TANG_THP_MAX];	/* regen: the signing key the new seal trusts */
-};
-
-/* An sss branch of the tpm2 pin: what clevis encrypt tpm2 takes again. */
-struct tpm2_branch {
-	json_object *cfg;	/* hash, key, pcr_bank, pcr_ids (owned) */
-	const char *jwe;	/* the branch's compact JWE, borrowed */
-};
-
-struct sealed {
-	char *text;
-	json_object *hdr;
-	char pin[16];
-	int threshold;			/* sss: t; else 1 */
-	struct branch b[MAX_BRANCHES];
-	size_t nb;
-	struct tpm2_branch tpm[MAX_BRANCHES];
-	size_t ntpm;
-	char other[16];			/* a pin other than tang inside sss, or a tpm2 slot */
-	char keep[80];			/* sss: a branch regen cannot seal again */
-};
-
-static const char *jstr(json_object *o, const char *key)
+void opalctl_log(void *arg, enum nbde_log_level level, const char *msg)
 {
-	json_object *v;
+	struct ctx *c = arg;
 
-	return o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string) ?
-	       json_object_get_string(v) : NULL;
+	if (level == NBDE_LOG_WARNING)
+		warn(c, "%s", msg);
+	else if (c->verbose)
+		fprintf(c->err, "opalctl: %s\n", msg);
 }
 
-static json_object *jobj(json_object *o, const char *key)
+static json_object *jstr_or_null(const char *s)
 {
-	json_object *v;
-
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static void sealed_free(struct sealed *s)
-{
-	for (size_t i = 0; i < s->nb; i++)
-		json_object_put(s->b[i].hdr);
-	for (size_t i = 0; i < s->ntpm; i++)
-		json_object_put(s->tpm[i].cfg);
-	json_object_put(s->hdr);
-	free(s->text);
-	memset(s, 0, sizeof(*s));
-}
-
-/* A tang branch of path from its header (taken over); jwe: its text inside sss. */
-static int branch_add(struct sealed *s, const char *path, json_object *hdr, const char *jwe,
-		      char *why, size_t wl)
-{
-	json_object *tang = jobj(jobj(hdr, "clevis"), "tang");
-	struct branch *b;
-	char uwhy[300];
-
-	if (s->nb == MAX_BRANCHES) {
-		json_object_put(hdr);
-		snprintf(why, wl, "more than %d tang branches", MAX_BRANCHES);
-		return -EINVAL;
-	}
-	b = &s->b[s->nb++];
-	memset(b, 0, sizeof(*b));
-	b->hdr = hdr;
-	b->jwe = jwe;
-	b->url = jstr(tang, "url");
-	b->kid = jstr(hdr, "kid");
-	b->bound_keys = jobj(tang, "adv");
-	if (!b->url || !b->kid || !b->bound_keys || !json_object_is_type(b->bound_keys, json_type_object)) {
-		snprintf(why, wl, "a tang JWE without url, kid or the advertisement it was sealed with");
-		return -EINVAL;
-	}
-	/* Before any curl or clevis (whose tang pin runs curl "$url/..."). */
-	if (tang_url_check(b->url, uwhy, sizeof(uwhy))) {
-		snprintf(why, wl, "%s: %s", path, uwhy);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/*
- * PCR numbers as an array (clevis writes "0,7", but takes [0,7] too) into
- * "0,7". False when it is not a list of PCR numbers.
- */
-static bool pcr_list(json_object *ids, char *out, size_t cap)
-{
-	size_t len = 0;
-
-	out[0] = 0;
-	if (!json_object_is_type(ids, json_type_array))
-		return false;
-	for (size_t i = 0; i < json_object_array_length(ids); i++) {
-		json_object *v = json_object_array_get_idx(ids, i);
-		int r;
-
-		if (!json_object_is_type(v, json_type_int) || json_object_get_int(v) < 0 ||
-		    json_object_get_int(v) > 31)
-			return false;
-		r = snprintf(out + len, cap - len, "%s%d", i ? "," : "", json_object_get_int(v));
-		if (r < 0 || (size_t)r >= cap - len)
-			return false;
-		len += (size_t)r;
-	}
-	return true;
-}
-
-/*
- * The configuration clevis encrypt tpm2 made a branch with, from what its
- * header keeps (clevis-encrypt-tpm2: hash and key always, pcr_bank and
- * pcr_ids with a PCR policy; jwk_pub and jwk_priv are the sealed object,
- * not configuration). No pcr_digest: the TPM's PCR values now are sealed
- * to, as clevis luks regen does. NULL when the header lacks what it needs.
- */
-static json_object *tpm2_config(json_object *hdr)
-{
-	json_object *tpm = jobj(jobj(hdr, "clevis"), "tpm2"), *cfg, *ids;
-	static const char *const keys[] = { "hash", "key", "pcr_bank" };
-	char list[128] = "";
-
-	if (!jstr(tpm, "hash") || !jstr(tpm, "key"))
-		return NULL;
-	ids = jobj(tpm, "pcr_ids");
-	if (ids && !json_object_is_type(ids, json_type_string) && !pcr_list(ids, list, sizeof(list)))
-		return NULL;
-	cfg = json_object_new_object();
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (jstr(tpm, keys[i]))
-			json_object_object_add(cfg, keys[i], json_object_new_string(jstr(tpm, keys[i])));
-	if (jstr(tpm, "pcr_ids") && *jstr(tpm, "pcr_ids"))
-		json_object_object_add(cfg, "pcr_ids", json_object_new_string(jstr(tpm, "pcr_ids")));
-	else if (ids && list[0])
-		json_object_object_add(cfg, "pcr_ids", json_object_new_string(list));
-	return cfg;
-}
-
-/* Read and take apart a sealed key file. 0, or why it cannot be used. */
-static int sealed_parse(const char *path, struct sealed *s, char *why, size_t wl)
-{
-	json_object *cl, *sss, *arr;
-	const char *pin;
-
-	memset(s, 0, sizeof(*s));
-	s->threshold = 1;
-	s->text = clevis_jwe_read(path);
-	if (!s->text) {
-		snprintf(why, wl, "cannot read %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	s->hdr = clevis_jwe_header(s->text);
-	cl = jobj(s->hdr, "clevis");
-	pin = jstr(cl, "pin");
-	if (!pin) {
-		snprintf(why, wl, "%s is not a Clevis JWE", path);
-		return -EINVAL;
-	}
-	snprintf(s->pin, sizeof(s->pin), "%s", pin);
-	if (!strcmp(pin, "tang"))
-		return branch_add(s, path, json_object_get(s->hdr), NULL, why, wl);
-	if (strcmp(pin, "sss")) {
-		snprintf(s->other, sizeof(s->other), "%s", pin);
-		return 0;
-	}
-	sss = jobj(cl, "sss");
-	arr = jobj(sss, "jwe");
-	if (!jobj(sss, "t") || !arr || !json_object_is_type(arr, json_type_array)) {
-		snprintf(why, wl, "%s: an sss JWE without its threshold or branches", path);
-		return -EINVAL;
-	}
-	s->threshold = json_object_get_int(jobj(sss, "t"));
-	for (size_t i = 0; i < json_object_array_length(arr); i++) {
-		json_object *e = json_object_array_get_idx(arr, i);
-		const char *jwe = json_object_is_type(e, json_type_string) ? json_object_get_string(e) : "";
-		json_object *h = clevis_jwe_header(jwe);
-		const char *bp = jstr(jobj(h, "clevis"), "pin");
-
-		if (!bp) {
-			json_object_put(h);
-			snprintf(why, wl, "%s: sss branch %zu is not a Clevis JWE", path, i + 1);
-			return -EINVAL;
-		}
-		if (strcmp(bp, "tang")) {
-			json_object *cfg = strcmp(bp, "tpm2") ? NULL : tpm2_config(h);
-
-			/* Reported; regen seals a tpm2 branch again, refuses others. */
-			snprintf(s->other, sizeof(s->other), "%s", bp);
-			if (cfg && s->ntpm < MAX_BRANCHES) {
-				s->tpm[s->ntpm].cfg = cfg;
-				s->tpm[s->ntpm++].jwe = jwe;
-			} else if (cfg) {
-				json_object_put(cfg);
-				snprintf(s->keep, sizeof(s->keep), "more than %d tpm2 branches", MAX_BRANCHES);
-			} else if (!strcmp(bp, "tpm2")) {
-				snprintf(s->keep, sizeof(s->keep), "a tpm2 branch whose header has no hash or key");
-			} else {
-				snprintf(s->keep, sizeof(s->keep), "a branch of the %.16s pin", bp);
-			}
-			json_object_put(h);
-			continue;
-		}
-		if (branch_add(s, path, h, jwe, why, wl))
-			return -EINVAL;
-	}
-	return 0;
+	return s && s[0] ? json_object_new_string(s) : NULL;
 }
 
 /* ------------------------------------------------------------ report */
 
-static int branch_trust(struct ctx *c, struct branch *b, char *why, size_t wl);
-
-/*
- * Where the branch's key stands, told by an advertisement that a signing
- * key the slot trusts signed, as regen takes it (branch_trust): current
- * (advertised in it), rotated (not advertised: the server still answers
- * for it), gone (the server answers, the key does not), unreachable (no
- * advertisement), invalid (the one served for a trusted key does not
- * verify with it: not the server the slot was bound to, or not only).
- */
-static void branch_probe(struct ctx *c, struct branch *b, const char *path)
+/* A Tang branch: its server, the key it was sealed for, where that stands. */
+static json_object *server_json(const struct nbde_server *sv)
 {
-	struct secret *out;
-	char why[400];
-	int trust = branch_trust(c, b, b->why, sizeof(b->why)), rc;
+	json_object *so = json_object_new_object();
 
-	if (trust == -EHOSTUNREACH) {
-		b->state = "unreachable";
-		return;
-	}
-	if (trust && trust != -ENOKEY) {
-		b->state = "invalid";
-		return;
-	}
-	b->why[0] = 0;
-	if (!trust && !strcmp(b->state, "current"))
-		return;
-	/* Not in an advertisement it can trust: does the server still answer for it? */
-	out = secret_new();
-	if (!out) {
-		b->state = "invalid";
-		snprintf(b->why, sizeof(b->why), "out of memory");
-		return;
-	}
-	rc = b->jwe ? clevis_decrypt_text(b->jwe, strlen(b->jwe), TANG_TIMEOUT_S, out, why, sizeof(why)) :
-	     clevis_decrypt(path, TANG_TIMEOUT_S, out, why, sizeof(why));
-	secret_free(out);
-	if (rc) {
-		b->state = "gone";
-		snprintf(b->why, sizeof(b->why), "%s no longer has key %s: this branch cannot open any more",
-			 b->url, b->kid);
-	} else if (trust) {
-		b->state = "rotated";
-		snprintf(b->why, sizeof(b->why), "%s still answers for key %s, but none of the signing keys this slot trusted signs its advertisement any more: regen with its current signing key (--thp) before the key is deleted",
-			 b->url, b->kid);
-	} else {
-		b->state = "rotated";
-		snprintf(b->why, sizeof(b->why), "%s no longer advertises key %s but still answers for it: regen before it is deleted",
-			 b->url, b->kid);
-	}
+	json_object_object_add(so, "url", json_object_new_string(sv->url));
+	json_object_object_add(so, "kid", json_object_new_string(sv->kid));
+	json_object_object_add(so, "state", json_object_new_string(nbde_key_state_name(sv->state)));
+	return so;
 }
 
-static int remove_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* One sealed key of the report, as the JSON model says it. */
+static json_object *report_json(const struct nbde_report_slot *r)
 {
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
+	static const char *const actions[] = {
+		[NBDE_ACTION_NONE] = "none", [NBDE_ACTION_REGEN] = "regen",
+		[NBDE_ACTION_REBIND] = "rebind", [NBDE_ACTION_CHECK] = "check",
+	};
+	static const char *const copies[] = {
+		[NBDE_COPY_NOT_CHECKED] = NULL, [NBDE_COPY_SAME] = "same",
+		[NBDE_COPY_DIFFERS] = "differs", [NBDE_COPY_MISSING] = "missing",
+	};
+	json_object *o = json_object_new_object(), *servers = json_object_new_array();
 
-/*
- * The initramfs image unpacked into a new directory (dir), with
- * unmkinitramfs (initramfs-tools) or lsinitrd (dracut). 0 or why not.
- */
-static int initramfs_unpack(const char *img, char *dir, size_t cap, char *why, size_t wl)
-{
-	char *const unmk[] = { (char *)"unmkinitramfs", (char *)img, dir, NULL };
-	char *const lsi[] = { (char *)"sh", (char *)"-c", (char *)"cd \"$1\" && exec lsinitrd --unpack \"$2\"",
-			      (char *)"sh", dir, (char *)img, NULL };
-	int null = open("/dev/null", O_WRONLY | O_CLOEXEC), rc;
-	struct child_io io = { .in_fd = -1, .out_fd = null };
-
-	snprintf(dir, cap, "%s/fdekit-initramfs.XXXXXX", access("/run", W_OK) ? "/tmp" : "/run");
-	if (null < 0 || !mkdtemp(dir)) {
-		snprintf(why, wl, "cannot make a directory to unpack it in: %s", strerror(errno));
-		if (null >= 0)
-			close(null);
-		dir[0] = 0;
-		return -errno;
-	}
-	rc = run_child(unmk, &io, UNPACK_TIMEOUT_MS);
-	if (rc == 127)
-		rc = run_child(lsi, &io, UNPACK_TIMEOUT_MS);
-	close(null);
-	if (rc) {
-		snprintf(why, wl, rc == 127 ? "neither unmkinitramfs nor lsinitrd is installed" :
-			 "could not unpack it (exit %d)", rc);
-		nftw(dir, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
-		dir[0] = 0;
-		return -EIO;
-	}
-	return 0;
-}
-
-/* Whether two files hold the same bytes: 1, 0, or -errno when one cannot be read. */
-static int same_file(const char *a, const char *b)
-{
-	FILE *fa = fopen(a, "r"), *fb = fopen(b, "r");
-	int rc = 1;
-
-	if (!fa || !fb) {
-		rc = -errno;
-		goto out;
-	}
-	for (;;) {
-		int x = getc(fa), y = getc(fb);
-
-		if (x != y) {
-			rc = 0;
-			break;
-		}
-		if (x == EOF)
-			break;
-	}
-out:
-	if (fa)
-		fclose(fa);
-	if (fb)
-		fclose(fb);
-	return rc;
-}
-
-/* The copy of path in the unpacked image: same, differs or missing. */
-static const char *initramfs_copy(const char *dir, const char *path)
-{
-	static const char *const sub[] = { "", "/main" };
-
-	for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
-		char p[PATH_MAX * 2];
-		int rc;
-
-		snprintf(p, sizeof(p), "%s%s%s", dir, sub[i], path);
-		rc = same_file(path, p);
-		if (rc >= 0)
-			return rc ? "same" : "differs";
-	}
-	return "missing";
-}
-
-static void default_initramfs(char *out, size_t cap)
-{
-	struct utsname u;
-
-	snprintf(out, cap, "/boot/initrd.img-%s", uname(&u) ? "" : u.release);
-}
-
-/* The command that rebuilds the initramfs on this system. */
-static const char *initramfs_command(void)
-{
-	if (!access("/usr/sbin/update-initramfs", X_OK) || !access("/sbin/update-initramfs", X_OK))
-		return "update-initramfs -u -k all";
-	if (!access("/usr/bin/dracut", X_OK) || !access("/usr/sbin/dracut", X_OK))
-		return "dracut --regenerate-all --force";
-	return "rebuild the initramfs";
-}
-
-/* One sealed key: its branches probed, what to do about it. */
-static bool report_one(struct ctx *c, const char *path, const struct opaltab_entry *e,
-		       const char *imgdir, json_object *o)
-{
-	struct sealed s;
-	char why[400], old[PATH_MAX + 8];
-	json_object *servers = json_object_new_array();
-	unsigned int current = 0, opens = 0, unknown = 0;
-	const char *action = "none", *copy = NULL;
-	bool attention;
-
-	json_object_object_add(o, "name", e ? json_object_new_string(e->name) : NULL);
-	json_object_object_add(o, "jwe", json_object_new_string(path));
+	if (r->from_table)
+		json_object_object_add(o, "noauto", jbool(r->noauto));
+	json_object_object_add(o, "name", jstr_or_null(r->s.name));
+	json_object_object_add(o, "jwe", json_object_new_string(r->s.jwe));
 	json_object_object_add(o, "servers", servers);
-	if (sealed_parse(path, &s, why, sizeof(why))) {
+	if (!r->s.parsed) {
 		json_object_object_add(o, "pin", NULL);
 		json_object_object_add(o, "action", json_object_new_string("rebind"));
-		json_object_object_add(o, "why", json_object_new_string(why));
-		sealed_free(&s);
-		return true;
+		json_object_object_add(o, "why", json_object_new_string(r->why));
+		return o;
 	}
-	json_object_object_add(o, "pin", json_object_new_string(s.pin));
-	json_object_object_add(o, "threshold", json_object_new_int(s.threshold));
-	for (size_t i = 0; i < s.nb; i++) {
-		struct branch *b = &s.b[i];
-		json_object *so = json_object_new_object();
+	json_object_object_add(o, "pin", json_object_new_string(r->s.pin));
+	json_object_object_add(o, "threshold", json_object_new_int(r->s.threshold));
+	for (size_t i = 0; i < r->s.nservers; i++) {
+		json_object *so = server_json(&r->s.servers[i]);
 
-		branch_probe(c, b, path);
-		current += !strcmp(b->state, "current");
-		opens += !strcmp(b->state, "current") || !strcmp(b->state, "rotated");
-		unknown += !strcmp(b->state, "unreachable") || !strcmp(b->state, "invalid");
-		json_object_object_add(so, "url", json_object_new_string(b->url));
-		json_object_object_add(so, "kid", json_object_new_string(b->kid));
-		json_object_object_add(so, "state", json_object_new_string(b->state));
-		json_object_object_add(so, "why", b->why[0] ? json_object_new_string(b->why) : NULL);
+		json_object_object_add(so, "why", jstr_or_null(r->s.servers[i].why));
 		json_object_array_add(servers, so);
 	}
-	/*
-	 * A tpm2 branch is not probed (no server key; regen seals it again
-	 * with this machine's TPM): it counts towards the threshold.
-	 */
-	opens += (unsigned int)s.ntpm;
-	if (!s.nb) {
-		/* tpm2 alone: sealed to this machine, no server key to rotate. */
-		action = "none";
-	} else if (current == s.nb) {
-		action = "none";
-	} else if (opens >= (unsigned int)s.threshold) {
-		action = "regen";
-	} else if (unknown) {
-		action = "check";	/* a server did not answer: cannot tell */
-	} else {
-		action = "rebind";
-	}
-	if (s.other[0] && s.nb)
-		json_object_object_add(o, "other_pin", json_object_new_string(s.other));
-	json_object_object_add(o, "action", json_object_new_string(action));
-	/* The initramfs carries the entries it unlocks (not noauto). */
-	if (imgdir && (!e || !e->noauto))
-		copy = initramfs_copy(imgdir, path);
-	json_object_object_add(o, "initramfs", copy ? json_object_new_string(copy) : NULL);
-	snprintf(old, sizeof(old), "%s.old", path);
-	json_object_object_add(o, "old", access(old, F_OK) ? NULL : json_object_new_string(old));
-	attention = strcmp(action, "none") || (copy && strcmp(copy, "same") && (e || strcmp(copy, "missing")));
-	json_object_object_add(o, "needs_attention", jbool(attention));
-	sealed_free(&s);
-	return attention;
+	if (r->other_pin[0])
+		json_object_object_add(o, "other_pin", json_object_new_string(r->other_pin));
+	json_object_object_add(o, "action", json_object_new_string(actions[r->action]));
+	json_object_object_add(o, "initramfs", jstr_or_null(copies[r->initramfs]));
+	json_object_object_add(o, "old", jstr_or_null(r->old));
+	json_object_object_add(o, "needs_attention", jbool(r->needs_attention));
+	return o;
 }
 
 int cmd_slots_report(struct ctx *c)
 {
 	const char *table = c->table ? c->table : OPALTAB_DEFAULT;
+	struct nbde_report_rq rq = {
+		.table = table, .jwe = c->jwe, .initramfs = c->initramfs,
+		.log = { opalctl_log, c },
+	};
 	struct opaltab_entry *v = NULL;
+	struct nbde_report r;
+	json_object *arr, *io;
 	size_t n = 0;
-	char img[PATH_MAX], dir[PATH_MAX] = "", why[PATH_MAX + 320] = "";
-	json_object *arr = json_object_new_array(), *io = json_object_new_object();
-	unsigned int attention = 0;
-	bool want_image = false, unpacked = false;
 	int rc;
 
-	json_object_object_add(c->jout, "slots", arr);
 	if (!c->jwe) {
 		rc = load_table(c, table, &v, &n);
-		if (rc) {
-			json_object_put(io);
+		if (rc)
 			return rc;
-		}
-		json_object_object_add(c->jout, "table", json_object_new_string(table));
-		for (size_t i = 0; i < n; i++)
-			want_image |= !v[i].bad && v[i].key_kind == OPALTAB_KEY_CLEVIS && !v[i].noauto;
-	} else {
-		json_object_object_add(c->jout, "table", NULL);
-		want_image = true;
 	}
-	if (c->initramfs)
-		snprintf(img, sizeof(img), "%s", c->initramfs);
-	else
-		default_initramfs(img, sizeof(img));
-	json_object_object_add(io, "image", json_object_new_string(img));
-	if (want_image) {
-		if (access(img, R_OK))
-			snprintf(why, sizeof(why), "cannot read %s: %s", img, strerror(errno));
-		else
-			unpacked = !initramfs_unpack(img, dir, sizeof(dir), why, sizeof(why));
-	} else {
-		snprintf(why, sizeof(why), "no entry the initramfs unlocks");
-	}
-	json_object_object_add(io, "checked", jbool(unpacked));
-	json_object_object_add(io, "why", unpacked ? NULL : json_object_new_string(why));
-	json_object_object_add(c->jout, "initramfs", io);
-	if (want_image && !unpacked && c->initramfs) {
-		/* Asked for explicitly: not checking it is a failure, not a note. */
+	rq.entries = v;
+	rq.nentries = n;
+	rc = nbde_report(&rq, &r);
+	if (rc) {
+		rc = rc == -EINVAL ? fail(c, EXIT_USAGE, "slots --report: %s", r.error) :
+		     fail(c, EXIT_DRIVE, "slots --report: out of memory");
+		nbde_report_free(&r);
 		free(v);
-		return fail(c, EXIT_USAGE, "slots --report: --initramfs %s: %s", img, why);
+		return rc;
 	}
-	if (c->jwe) {
-		json_object *o = json_object_new_object();
-
-		json_object_array_add(arr, o);
-		attention += report_one(c, c->jwe, NULL, unpacked ? dir : NULL, o);
-	}
-	for (size_t i = 0; i < n; i++) {
-		json_object *o;
-
-		if (v[i].bad) {
-			warn(c, "%s: entry '%s' is bad: %s", table, v[i].name, v[i].error);
-			continue;
-		}
-		if (v[i].key_kind != OPALTAB_KEY_CLEVIS)
-			continue;
-		o = json_object_new_object();
-		json_object_array_add(arr, o);
-		json_object_object_add(o, "noauto", jbool(v[i].noauto));
-		attention += report_one(c, v[i].key_path, &v[i], unpacked ? dir : NULL, o);
-	}
-	if (dir[0])
-		nftw(dir, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
-	free(v);
-	json_object_object_add(c->jout, "needs_attention", json_object_new_int((int)attention));
+	arr = json_object_new_array();
+	io = json_object_new_object();
+	json_object_object_add(c->jout, "slots", arr);
+	json_object_object_add(c->jout, "table", c->jwe ? NULL : json_object_new_string(table));
+	json_object_object_add(io, "image", json_object_new_string(r.image));
+	json_object_object_add(io, "checked", jbool(r.checked));
+	json_object_object_add(io, "why", r.checked ? NULL : json_object_new_string(r.why));
+	json_object_object_add(c->jout, "initramfs", io);
+	for (size_t i = 0; i < r.n; i++)
+		json_object_array_add(arr, report_json(&r.slots[i]));
+	json_object_object_add(c->jout, "needs_attention", json_object_new_int((int)r.needs_attention));
 	json_object_object_add(c->jout, "initramfs_command",
-			       json_object_new_string(initramfs_command()));
-	if (!attention)
+			       json_object_new_string(r.initramfs_command));
+	rc = r.needs_attention ? EXIT_STALE : 0;
+	nbde_report_free(&r);
+	free(v);
+	if (!rc)
 		return 0;
 	emit_result(c);
-	return EXIT_STALE;
+	return rc;
 }
 
 static void report_text(FILE *out, json_object *o)
@@ -623,457 +186,80 @@ void text_slots_report(struct ctx *c, json_object *res)
 		fprintf(c->out, "%" PRId64 " sealed key(s) need attention\n", res_int(res, "needs_attention"));
 }
 
+
 /* ------------------------------------------------------------- regen */
 
-/*
- * A signing key of the server that the slot trusts, and that vouches for
- * its current keys: the advertisement it signs verifies with it. Then
- * b->new_thp is a current signing key's thumbprint, for clevis encrypt.
- * 0; -EHOSTUNREACH (said in why) when the server does not answer;
- * -ENOKEY when it has none of the keys trusted.
- */
-static int branch_trust(struct ctx *c, struct branch *b, char *why, size_t wl)
+static int regen_exit(enum nbde_regen_status s)
 {
-	json_object *bound = jobj(b->bound_keys, "keys");
-	json_object *jws = NULL, *cur = NULL;
-	char thp[TANG_THP_MAX], fwhy[300];
-	int rc;
-
-	/* A thumbprint given: a current signing key that signed its advertisement. */
-	for (unsigned int i = 0; i < c->nthps; i++) {
-		json_object *signer;
-
-		rc = tang_fetch_adv(b->url, c->thps[i], TANG_TIMEOUT_S, &jws, fwhy, sizeof(fwhy));
-		if (rc == -EHOSTUNREACH || rc == -EBADMSG) {
-			snprintf(why, wl, "%s", fwhy);
-			return -EHOSTUNREACH;
-		}
-		if (rc)
-			continue;
-		cur = tang_adv_keys(jws);
-		signer = cur ? tang_keys_find(cur, "verify", c->thps[i]) : NULL;
-		if (signer && !tang_jws_verify(jws, signer)) {
-			snprintf(b->new_thp, sizeof(b->new_thp), "%s", c->thps[i]);
-			goto found;
-		}
-		json_object_put(cur);
-		json_object_put(jws);
-		cur = jws = NULL;
+	switch (s) {
+	case NBDE_REGEN_OK:
+		return 0;
+	case NBDE_REGEN_UNSUPPORTED:
+		return EXIT_USAGE;
+	case NBDE_REGEN_LOST:
+		return EXIT_UNSEAL;
+	case NBDE_REGEN_CLEVIS:
+		return EXIT_CLEVIS;
+	case NBDE_REGEN_BAD_JWE:
+	case NBDE_REGEN_FILE:
+		break;
 	}
-	/* The keys it was bound with, rotated or not. */
-	for (size_t i = 0; bound && i < json_object_array_length(bound); i++) {
-		json_object *k = json_object_array_get_idx(bound, i);
-		json_object *keys;
-
-		if (!tang_jwk_has_op(k, "verify") || tang_jwk_thumbprint(k, "S256", thp, sizeof(thp)))
-			continue;
-		rc = tang_fetch_adv(b->url, thp, TANG_TIMEOUT_S, &jws, fwhy, sizeof(fwhy));
-		if (rc == -EHOSTUNREACH || rc == -EBADMSG) {
-			snprintf(why, wl, "%s", fwhy);
-			return -EHOSTUNREACH;
-		}
-		if (rc)
-			continue;
-		if (tang_jws_verify(jws, k)) {
-			json_object_put(jws);
-			snprintf(why, wl, "%s: the advertisement served for trusted key %s does not verify with it: refusing to trust it",
-				 b->url, thp);
-			return -EBADMSG;
-		}
-		keys = tang_adv_keys(jws);
-		/* Any current signing key: clevis checks it signed what it fetches. */
-		for (size_t j = 0; keys && j < json_object_array_length(jobj(keys, "keys")); j++) {
-			json_object *nk = json_object_array_get_idx(jobj(keys, "keys"), j);
-
-			if (tang_jwk_has_op(nk, "verify") &&
-			    !tang_jwk_thumbprint(nk, "S256", b->new_thp, sizeof(b->new_thp))) {
-				cur = keys;
-				goto found;
-			}
-		}
-		json_object_put(keys);
-		json_object_put(jws);
-		jws = NULL;
-	}
-	snprintf(why, wl, "%s has none of the signing keys this slot trusted any more%s: check its current signing key on the server (tang-show-keys, or jose jwk thp -i KEY.jwk) and give it with --thp",
-		 b->url, c->nthps ? ", nor one given with --thp" : "");
-	return -ENOKEY;
-found:
-	b->state = tang_keys_find(cur, "deriveKey", b->kid) ? "current" : "rotated";
-	json_object_put(cur);
-	json_object_put(jws);
-	return 0;
+	return EXIT_KEYFILE;
 }
 
-/* The configuration that seals for the same servers, as clevis encrypt takes it. */
-static json_object *regen_config(const struct sealed *s)
+/* One entry of regen, as the JSON model says it. */
+static json_object *regen_json(const struct nbde_regen_entry *e)
 {
-	json_object *tangs = json_object_new_array();
+	json_object *o = json_object_new_object(), *servers = json_object_new_array();
 
-	for (size_t i = 0; i < s->nb; i++) {
-		json_object *t = json_object_new_object();
-
-		json_object_object_add(t, "url", json_object_new_string(s->b[i].url));
-		json_object_object_add(t, "thp", json_object_new_string(s->b[i].new_thp));
-		json_object_array_add(tangs, t);
-	}
-	if (!strcmp(s->pin, "tang")) {
-		json_object *one = json_object_get(json_object_array_get_idx(tangs, 0));
-
-		json_object_put(tangs);
-		return one;
-	}
-	{
-		json_object *cfg = json_object_new_object(), *pins = json_object_new_object();
-
-		json_object_object_add(cfg, "t", json_object_new_int(s->threshold));
-		json_object_object_add(pins, "tang", tangs);
-		/* The order of the branches does not matter to clevis. */
-		if (s->ntpm == 1) {
-			json_object_object_add(pins, "tpm2", json_object_get(s->tpm[0].cfg));
-		} else if (s->ntpm) {
-			json_object *tpms = json_object_new_array();
-
-			for (size_t i = 0; i < s->ntpm; i++)
-				json_object_array_add(tpms, json_object_get(s->tpm[i].cfg));
-			json_object_object_add(pins, "tpm2", tpms);
-		}
-		json_object_object_add(cfg, "pins", pins);
-		return cfg;
-	}
-}
-
-static int fsync_dir(const char *path)
-{
-	char dir[PATH_MAX];
-	char *slash;
-	int fd, rc;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash == dir)
-		slash[1] = 0;
-	else if (slash)
-		*slash = 0;
-	else
-		snprintf(dir, sizeof(dir), ".");
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	rc = fsync(fd) ? -errno : 0;
-	close(fd);
-	return rc;
-}
-
-/* An entry's failure: recorded in o and said on stderr; returns code. */
-static int regen_failed(struct ctx *c, json_object *o, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int regen_failed(struct ctx *c, json_object *o, int code, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	json_object_object_add(o, "error", json_object_new_string(msg));
-	json_object_object_add(o, "exit_code", json_object_new_int(code));
-	json_object_object_add(o, "regenerated", jbool(false));
-	fprintf(c->err, "opalctl: regen: %s\n", msg);
-	return code;
-}
-
-#define GONE_FMT "%s: clevis decrypt cannot open it: the server keys it was sealed with are gone (deleted after a rotation). Its PIN is lost: bind a new slot with the Admin1 key (opalctl bind DEV --keyfile ADMIN1 --range N --pin %s --config ...), put the new JWE in the table, then opalctl unbind the old slot"
-
-/* How long clevis may take on a sealed key: each server, each TPM branch. */
-static unsigned int clevis_timeout(const struct sealed *s)
-{
-	return TANG_TIMEOUT_S * (unsigned int)s->nb + TPM_TIMEOUT_S * (unsigned int)s->ntpm;
-}
-
-/* Whether the JWE file still opens (its PIN is not kept). */
-static bool opens(const char *path, const struct sealed *s)
-{
-	struct secret *pin = secret_new();
-	char why[400];
-	bool ok = pin && !clevis_decrypt(path, clevis_timeout(s), pin, why, sizeof(why));
-
-	secret_free(pin);
-	return ok;
-}
-
-/*
- * Whether a tpm2 branch does not open on this machine (no TPM, another
- * one, or PCRs changed), said in why: then the slot did not open for
- * that, not because its server keys are gone. A share opened is not kept.
- */
-static bool tpm2_closed(const struct sealed *s, char *why, size_t wl)
-{
-	for (size_t i = 0; i < s->ntpm; i++) {
-		struct secret *share = secret_new();
-		int rc = !share ? -ENOMEM :
-			 clevis_decrypt_text(s->tpm[i].jwe, strlen(s->tpm[i].jwe), TPM_TIMEOUT_S, share,
-					     why, wl);
-
-		secret_free(share);
-		if (rc)
-			return true;
-	}
-	return false;
-}
-
-/* What to add to a clevis failure when the slot has tpm2 branches. */
-static const char *tpm2_hint(const struct sealed *s)
-{
-	return s->ntpm ? ": the tpm2 branch needs this machine's TPM" : "";
-}
-
-/* How many tang branches of an sss JWE open one by one (shares not kept). */
-static size_t tang_open(const struct sealed *s)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < s->nb; i++) {
-		struct secret *share = secret_new();
-		char why[400];
-
-		n += share && s->b[i].jwe &&
-		     !clevis_decrypt_text(s->b[i].jwe, strlen(s->b[i].jwe), TANG_TIMEOUT_S, share, why,
-					  sizeof(why));
-		secret_free(share);
-	}
-	return n;
-}
-
-/*
- * The JWE did not open: its PIN is lost (the server keys are gone), or,
- * with a tpm2 branch that does not open here, not lost but needing the
- * machine whose TPM sealed it. When every tpm2 branch and enough tang
- * branches open one by one, it was a passing failure (a busy TPM): not
- * lost either. Returns the exit code (said in o).
- */
-static int regen_unopened(struct ctx *c, json_object *o, const struct sealed *s, const char *path,
-			  const char *dwhy)
-{
-	char why[400];
-
-	if (!s->ntpm)
-		return regen_failed(c, o, EXIT_UNSEAL, GONE_FMT, path, s->pin);
-	if (tpm2_closed(s, why, sizeof(why)))
-		return regen_failed(c, o, EXIT_CLEVIS, "%s: cannot open it: its tpm2 branch does not open here (%s), so the threshold (%d of %zu) is not met%s (the one it was sealed with, its PCRs as they were then); nothing replaced",
-				    path, why, s->threshold, s->nb + s->ntpm, tpm2_hint(s));
-	if (tang_open(s) + s->ntpm >= (size_t)s->threshold)
-		return regen_failed(c, o, EXIT_CLEVIS, "%s: clevis decrypt failed (%s), though enough of its branches open one by one: try again; nothing replaced",
-				    path, dwhy);
-	return regen_failed(c, o, EXIT_UNSEAL, GONE_FMT, path, s->pin);
-}
-
-/*
- * The tpm2 branches sealed again, for the output: with pcr_ids, the new
- * seal holds the values those PCRs have now, not the ones of bind time
- * (as clevis luks regen): a boot that measures differently no longer
- * opens that branch.
- */
-static void regen_tpm2_said(const struct sealed *s, json_object *o)
-{
-	json_object *arr;
-
-	if (!s->ntpm)
-		return;
-	arr = json_object_new_array();
-	for (size_t i = 0; i < s->ntpm; i++) {
-		json_object *t = json_object_new_object(), *ids = jobj(s->tpm[i].cfg, "pcr_ids");
-
-		json_object_object_add(t, "pcr_bank", ids ? json_object_new_string(
-				       jstr(s->tpm[i].cfg, "pcr_bank") ? jstr(s->tpm[i].cfg, "pcr_bank") : "sha1") : NULL);
-		json_object_object_add(t, "pcr_ids", ids ? json_object_new_string(json_object_get_string(ids)) :
-				       NULL);
-		json_object_object_add(t, "sealed_to_current_pcrs", jbool(ids != NULL));
-		json_object_array_add(arr, t);
-	}
-	json_object_object_add(o, "tpm2", arr);
-}
-
-/* Seal again the PIN of one JWE file; 0 or the exit code (said in o). */
-static int regen_one(struct ctx *c, const char *path, const char *name, json_object *o)
-{
-	struct secret *pin = NULL, *check = NULL;
-	json_object *servers = json_object_new_array(), *cfg = NULL;
-	char why[600], tmp[PATH_MAX + 8], old[PATH_MAX + 8];
-	struct sealed s;
-	bool all_current = true;
-	int rc = 0, fd;
-
-	snprintf(tmp, sizeof(tmp), "%s.new", path);
-	snprintf(old, sizeof(old), "%s.old", path);
-	json_object_object_add(o, "name", name ? json_object_new_string(name) : NULL);
-	json_object_object_add(o, "jwe", json_object_new_string(path));
+	json_object_object_add(o, "name", jstr_or_null(e->s.name));
+	json_object_object_add(o, "jwe", json_object_new_string(e->s.jwe));
 	json_object_object_add(o, "servers", servers);
-	if (sealed_parse(path, &s, why, sizeof(why))) {
-		rc = regen_failed(c, o, EXIT_KEYFILE, "%s", why);
-		goto out;
-	}
-	json_object_object_add(o, "pin", json_object_new_string(s.pin));
-	json_object_object_add(o, "threshold", json_object_new_int(s.threshold));
-	if (s.other[0] && !s.nb) {
-		json_object_object_add(o, "regenerated", jbool(false));
-		json_object_object_add(o, "skipped", json_object_new_string("no server keys: nothing to rotate"));
-		goto out;
-	}
-	if (s.keep[0]) {
-		rc = regen_failed(c, o, EXIT_USAGE, "%s: regen seals tang and tpm2 branches again, and this sss slot also has %s, which it would have to drop or re-create: bind a new slot with the Admin1 key instead",
-				  path, s.keep);
-		goto out;
-	}
-	/* Every server first: one that does not answer stops it, nothing replaced. */
-	for (size_t i = 0; i < s.nb; i++) {
-		struct branch *b = &s.b[i];
-		json_object *so = json_object_new_object();
+	for (size_t i = 0; i < e->s.nservers; i++) {
+		const struct nbde_server *sv = &e->s.servers[i];
+		json_object *so = server_json(sv);
 
+		if (sv->state == NBDE_KEY_CURRENT || sv->state == NBDE_KEY_ROTATED)
+			json_object_object_add(so, "thp", json_object_new_string(sv->thp));
 		json_object_array_add(servers, so);
-		json_object_object_add(so, "url", json_object_new_string(b->url));
-		json_object_object_add(so, "kid", json_object_new_string(b->kid));
-		rc = branch_trust(c, b, why, sizeof(why));
-		if (rc == -ENOKEY && !opens(path, &s)) {
-			json_object_object_add(so, "state", json_object_new_string("gone"));
-			rc = regen_unopened(c, o, &s, path, "see its message above");
-			goto out;
+	}
+	if (e->s.parsed) {
+		json_object_object_add(o, "pin", json_object_new_string(e->s.pin));
+		json_object_object_add(o, "threshold", json_object_new_int(e->s.threshold));
+	}
+	if (e->status != NBDE_REGEN_OK) {
+		json_object_object_add(o, "error", json_object_new_string(e->error));
+		json_object_object_add(o, "exit_code", json_object_new_int(regen_exit(e->status)));
+	}
+	json_object_object_add(o, "regenerated", jbool(e->regenerated));
+	if (e->skipped)
+		json_object_object_add(o, "skipped", json_object_new_string(e->skipped));
+	if (e->regenerated)
+		json_object_object_add(o, "config", json_tokener_parse(e->config ? e->config : "null"));
+	if (e->ntpm2) {
+		json_object *arr = json_object_new_array();
+
+		for (size_t i = 0; i < e->ntpm2; i++) {
+			const struct nbde_regen_tpm2 *t = &e->tpm2[i];
+			json_object *to = json_object_new_object();
+
+			json_object_object_add(to, "pcr_bank", t->sealed_to_current_pcrs ?
+					       json_object_new_string(t->pcr_bank) : NULL);
+			json_object_object_add(to, "pcr_ids", t->sealed_to_current_pcrs ?
+					       json_object_new_string(t->pcr_ids) : NULL);
+			json_object_object_add(to, "sealed_to_current_pcrs", jbool(t->sealed_to_current_pcrs));
+			json_object_array_add(arr, to);
 		}
-		if (rc) {
-			json_object_object_add(so, "state", json_object_new_string(
-					       rc == -EHOSTUNREACH ? "unreachable" : "untrusted"));
-			rc = regen_failed(c, o, EXIT_CLEVIS, "%s: %s; nothing replaced%s", path, why,
-					  rc == -EHOSTUNREACH && s.nb > 1 ?
-					  " (every server of the slot must answer: a branch is never dropped)" : "");
-			goto out;
-		}
-		json_object_object_add(so, "state", json_object_new_string(b->state));
-		json_object_object_add(so, "thp", json_object_new_string(b->new_thp));
-		all_current &= !strcmp(b->state, "current");
+		json_object_object_add(o, "tpm2", arr);
 	}
-	if (all_current) {
-		json_object_object_add(o, "regenerated", jbool(false));
-		json_object_object_add(o, "skipped", json_object_new_string("every key it uses is current"));
-		goto old;
-	}
-	cfg = regen_config(&s);
-	pin = secret_new();
-	check = secret_new();
-	if (!pin || !check) {
-		rc = regen_failed(c, o, EXIT_KEYFILE, "no locked memory for the key");
-		goto out;
-	}
-	if (clevis_decrypt(path, clevis_timeout(&s), pin, why, sizeof(why))) {
-		rc = regen_unopened(c, o, &s, path, why);
-		goto out;
-	}
-	unlink(tmp);	/* a run that was killed */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		rc = regen_failed(c, o, EXIT_KEYFILE, "cannot create %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (c->verbose)
-		fprintf(c->err, "opalctl: regen: clevis encrypt %s '%s'\n", s.pin,
-			json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PLAIN |
-							   JSON_C_TO_STRING_NOSLASHESCAPE));
-	rc = clevis_encrypt(s.pin, json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PLAIN |
-								     JSON_C_TO_STRING_NOSLASHESCAPE),
-			    pin, fd, clevis_timeout(&s));
-	if (!rc && fsync(fd))
-		rc = -errno;
-	close(fd);
-	if (rc) {
-		unlink(tmp);
-		rc = regen_failed(c, o, EXIT_CLEVIS, "%s: clevis encrypt %s failed (%s)%s; nothing replaced",
-				  path, s.pin, rc < 0 ? strerror(-rc) : "see its message above",
-				  tpm2_hint(&s));
-		goto out;
-	}
-	/* The new JWE must open, to the same PIN, before it replaces anything. */
-	why[0] = 0;
-	if (clevis_decrypt(tmp, clevis_timeout(&s), check, why, sizeof(why)) ||
-	    check->len != pin->len || CRYPTO_memcmp(check->data, pin->data, pin->len)) {
-		unlink(tmp);
-		rc = regen_failed(c, o, EXIT_CLEVIS, "%s: the new JWE does not open to the same key (%s)%s; nothing replaced",
-				  path, why[0] ? why : "a different key", tpm2_hint(&s));
-		goto out;
-	}
-	unlink(old);
-	if (!c->remove_old && link(path, old)) {
-		unlink(tmp);
-		rc = regen_failed(c, o, EXIT_KEYFILE, "cannot keep the old JWE as %s: %s; nothing replaced",
-				  old, strerror(errno));
-		goto out;
-	}
-	if (rename(tmp, path)) {
-		rc = regen_failed(c, o, EXIT_KEYFILE, "cannot rename %s to %s: %s; the old JWE is unchanged",
-				  tmp, path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	if (fsync_dir(path))
-		warn(c, "regen: %s: syncing its directory failed: %s", path, strerror(errno));
-	json_object_object_add(o, "regenerated", jbool(true));
-	json_object_object_add(o, "config", json_object_get(cfg));
-	regen_tpm2_said(&s, o);
-old:
-	if (c->remove_old && !unlink(old))
-		json_object_object_add(o, "old_removed", json_object_new_string(old));
-	json_object_object_add(o, "old", !c->remove_old && !access(old, F_OK) ?
-			       json_object_new_string(old) : NULL);
-out:
-	json_object_put(cfg);
-	secret_free(pin);
-	secret_free(check);
-	sealed_free(&s);
-	return rc;
+	if (e->old_removed[0])
+		json_object_object_add(o, "old_removed", json_object_new_string(e->old_removed));
+	if (e->old_said)
+		json_object_object_add(o, "old", jstr_or_null(e->old));
+	return o;
 }
 
-/*
- * After a boot: FILE.old of an entry goes when this boot unlocked the
- * entry with the JWE that is FILE now (unlock-all's record in
- * DIR/NAME: key=clevis and the JWE's SHA-256). Seals nothing.
- */
-static void regen_cleanup(struct ctx *c, const struct opaltab_entry *e, json_object *o)
-{
-	char old[PATH_MAX + 8], rec[PATH_MAX + 80], line[512], now[65], used[65] = "";
-	bool clevis = false;
-	FILE *f;
-
-	json_object_object_add(o, "name", json_object_new_string(e->name));
-	json_object_object_add(o, "jwe", json_object_new_string(e->key_path));
-	json_object_object_add(o, "servers", json_object_new_array());
-	json_object_object_add(o, "regenerated", jbool(false));
-	snprintf(old, sizeof(old), "%s.old", e->key_path);
-	if (access(old, F_OK)) {
-		json_object_object_add(o, "skipped", json_object_new_string("no FILE.old"));
-		json_object_object_add(o, "old", NULL);
-		return;
-	}
-	snprintf(rec, sizeof(rec), "%s/%s", c->state_dir, e->name);
-	f = strchr(e->name, '/') ? NULL : fopen(rec, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		if (!strcmp(line, "key=clevis"))
-			clevis = true;
-		else if (!strncmp(line, "jwe_sha256=", 11))
-			snprintf(used, sizeof(used), "%.64s", line + 11);
-	}
-	if (f)
-		fclose(f);
-	if (clevis && used[0] && !file_sha256_hex(e->key_path, now) && !strcmp(now, used) &&
-	    !unlink(old)) {
-		json_object_object_add(o, "old_removed", json_object_new_string(old));
-		json_object_object_add(o, "old", NULL);
-		return;
-	}
-	json_object_object_add(o, "skipped", json_object_new_string(
-			       "this boot did not unlock it with the JWE regen made: FILE.old kept"));
-	json_object_object_add(o, "old", json_object_new_string(old));
-}
-
-/* One entry's line, from what regen_one put into o. */
+/* One entry's line, from its model o. */
 static void text_regen_entry(FILE *out, json_object *o)
 {
 	json_object *servers = res_get(o, "servers");
@@ -1118,15 +304,36 @@ void text_regen(struct ctx *c, json_object *res)
 			res_str(res, "initramfs_command"));
 }
 
+/* Each entry as soon as it is done: into the model, its failure and text said. */
+static void regen_entry_done(void *arg, const struct nbde_regen_entry *e)
+{
+	struct ctx *c = arg;
+	json_object *o = regen_json(e);
+
+	json_object_array_add(res_get(c->jout, "entries"), o);
+	if (e->status != NBDE_REGEN_OK)
+		fprintf(c->err, "opalctl: regen: %s\n", e->error);
+	if (!c->json) {
+		text_regen_entry(c->out, o);
+		fflush(c->out);
+	}
+}
+
 int cmd_regen(struct ctx *c)
 {
 	const char *table = c->table ? c->table : OPALTAB_DEFAULT;
 	unsigned int modes = !!c->all + !!c->nnames + !!c->jwe + !!c->devpath;
+	struct nbde_regen_rq rq = {
+		.table = table, .names = c->names, .nnames = c->nnames, .jwe = c->jwe,
+		.thps = c->thps, .nthps = c->nthps, .remove_old = c->remove_old,
+		.state_dir = c->state_dir, .log = { opalctl_log, c },
+		.entry_done = regen_entry_done, .done_arg = c,
+	};
+	struct nbde_regen_result r;
 	struct opaltab_entry *v = NULL;
+	char jwe[PATH_MAX];
 	size_t n = 0;
-	json_object *arr, *o;
-	unsigned int failed = 0, done = 0, in_image = 0;
-	int rc = 0, last = 0;
+	int rc = 0;
 
 	if (modes != 1)
 		return fail(c, EXIT_USAGE, "regen: name what to seal again: DEV --slot N, --jwe FILE, --name NAME or --all (one of them)");
@@ -1158,61 +365,26 @@ int cmd_regen(struct ctx *c)
 			return fail(c, EXIT_USAGE, "regen: no clevis entry named '%s' in %s", c->names[i], table);
 		}
 	}
-	arr = json_object_new_array();
+	if (c->devpath) {
+		slot_jwe(c, v, n, (unsigned int)c->slot, jwe, sizeof(jwe));
+		rq.jwe = jwe;
+	}
+	rq.entries = v;
+	rq.nentries = n;
 	json_object_object_add(c->jout, "table", c->jwe ? NULL : json_object_new_string(table));
-	json_object_object_add(c->jout, "entries", arr);
-	if (c->jwe || c->devpath) {
-		char jwe[PATH_MAX];
-
-		if (c->jwe)
-			snprintf(jwe, sizeof(jwe), "%s", c->jwe);
-		else
-			slot_jwe(c, v, n, (unsigned int)c->slot, jwe, sizeof(jwe));
-		o = json_object_new_object();
-		json_object_array_add(arr, o);
-		last = regen_one(c, jwe, NULL, o);
-		failed += last != 0;
-		done += res_bool(o, "regenerated");
-		in_image += res_bool(o, "regenerated");
-		if (!c->json)
-			text_regen_entry(c->out, o);
-	}
-	for (size_t i = 0; !c->jwe && !c->devpath && i < n; i++) {
-		bool named = false;
-
-		for (unsigned int k = 0; k < c->nnames; k++)
-			named |= !strcmp(c->names[k], v[i].name);
-		if (v[i].bad) {
-			warn(c, "%s: entry '%s' is bad: %s", table, v[i].name, v[i].error);
-			continue;
-		}
-		if (v[i].key_kind != OPALTAB_KEY_CLEVIS || (c->nnames && !named))
-			continue;
-		o = json_object_new_object();
-		json_object_array_add(arr, o);
-		if (c->state_dir) {
-			regen_cleanup(c, &v[i], o);
-			if (!c->json)
-				text_regen_entry(c->out, o);
-			continue;
-		}
-		last = regen_one(c, v[i].key_path, v[i].name, o);
-		failed += last != 0;
-		done += res_bool(o, "regenerated");
-		in_image += res_bool(o, "regenerated") && !v[i].noauto;
-		if (!c->json) {
-			text_regen_entry(c->out, o);
-			fflush(c->out);
-		}
-	}
+	json_object_object_add(c->jout, "entries", json_object_new_array());
+	rc = nbde_regen(&rq, &r);
 	free(v);
-	json_object_object_add(c->jout, "regenerated", json_object_new_int((int)done));
-	json_object_object_add(c->jout, "failed", json_object_new_int((int)failed));
-	/* The initramfs holds a copy of each JWE it unlocks with. */
-	json_object_object_add(c->jout, "initramfs_command",
-			       in_image ? json_object_new_string(initramfs_command()) : NULL);
-	if (!failed)
+	if (rc < 0)
+		return fail(c, EXIT_KEYFILE, "regen: out of memory");
+	json_object_object_add(c->jout, "regenerated", json_object_new_int((int)r.regenerated));
+	json_object_object_add(c->jout, "failed", json_object_new_int((int)r.failed));
+	json_object_object_add(c->jout, "initramfs_command", r.initramfs_command ?
+			       json_object_new_string(r.initramfs_command) : NULL);
+	rc = !r.failed ? 0 : r.n == 1 ? regen_exit(r.entries[0].status) : EXIT_INCOMPLETE;
+	nbde_regen_free(&r);
+	if (!rc)
 		return 0;
 	emit_result(c);
-	return json_object_array_length(arr) == 1 ? last : EXIT_INCOMPLETE;
+	return rc;
 }
