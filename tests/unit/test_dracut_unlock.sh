@@ -26,7 +26,7 @@ ASKPASS=$MODDIR/fdekit-opal-ask-password.sh
 T=$(mktemp -d /tmp/test_dracut_unlock.XXXXXX)
 . "$(dirname "$0")/tap-lib.sh"
 
-echo "1..39"
+echo "1..44"
 R=$T/root
 B=$T/bin
 L=$T/log
@@ -36,12 +36,16 @@ mkdir -p "$B" "$L"
 cat >"$B/ip" <<'EOF'
 #!/bin/sh
 echo "$*" >>"$FDEKIT_TEST_LOG/ip"
-# ip -o -4 addr show dev IF scope global: the test's addresses, which
+# ip -o [-4] addr show dev IF scope global: the test's addresses, which
 # ip addr flush dev IF removes
 [ "$1 $2 $3" = "addr flush dev" ] && rm -f "$FDEKIT_TEST_LOG/addr.$4"
-if [ "$1 $2 $3 $4 $5" = "-o -4 addr show dev" ] && [ -s "$FDEKIT_TEST_LOG/addr.$6" ]; then
-	cat "$FDEKIT_TEST_LOG/addr.$6"
-fi
+case "$*" in
+"-o addr show dev "* | "-o -4 addr show dev "*)
+	dev=${*#*show dev }
+	dev=${dev%% *}
+	[ -s "$FDEKIT_TEST_LOG/addr.$dev" ] && cat "$FDEKIT_TEST_LOG/addr.$dev"
+	;;
+esac
 exit 0
 EOF
 cat >"$B/systemctl" <<'EOF'
@@ -159,6 +163,8 @@ stage() {
 		FDEKIT_NETWORKCTL="$B/networkctl" FDEKIT_NM="$B/NetworkManager" FDEKIT_PLYMOUTH=false \
 		FDEKIT_OPALCTL_BIN="$B/opalctl" PATH="$B:$PATH" sh "$UNLOCK" "$@" 2>>"$L/stderr"
 }
+# gone, or a zombie left to a parent that reaps late
+alive() { [ -r "/proc/$1/stat" ] && ! grep -q "^$1 ([^)]*) Z" "/proc/$1/stat"; }
 runs() { [ -s "$L/opalctl" ] && wc -l <"$L/opalctl" || echo 0; }
 # has LOG PATTERN: the log has a line matching
 has() { [ -s "$L/$1" ] && grep -q -- "$2" "$L/$1"; }
@@ -276,8 +282,6 @@ echo "inet 192.0.2.10/24 scope global eth0" >"$L/addr.eth0"
 echo 0 >"$L/opalctl.rc"
 stage settled
 sleep 0.3
-# gone, or a zombie left to a parent that reaps late
-alive() { [ -r "/proc/$1/stat" ] && ! grep -q "^$1 ([^)]*) Z" "/proc/$1/stat"; }
 result "after the unlock it is ended, eth0 down" \
 	'[ -n "$nmpid" ] && ! alive "$nmpid" && has ip "^link set dev eth0 down$" && [ ! -e "$nmc/fdekit-opal-eth0.nmconnection" ]'
 
@@ -309,6 +313,40 @@ mkdir -p "$R/etc/systemd/network"
 stage settled
 result "a .network of dracut's own (106's default): nothing written or started, said" \
 	'[ ! -e "$nwf" ] && [ ! -s "$L/systemctl" ] && grep -q "systemd-networkd has /etc/systemd/network/zzzz-dracut-default.network" "$R/console"'
+
+# === network-legacy: the udev rule and ifup in the background ===============
+reset "tang" ""
+mkdir -p "$R/sbin"
+printf '#!/bin/sh\necho "$1" >>"%s/ifup"\nexec sleep 60\n' "$L" >"$R/sbin/ifup"
+chmod 0755 "$R/sbin/ifup"
+stage genrules
+result "ifup there: genrules writes the udev rule bringing interfaces up" \
+	'grep -q "RUN+=\"/sbin/initqueue --onetime --unique --name fdekit-opal-ifup-\$name /sbin/fdekit-opal-unlock ifup \$name\"" "$R/etc/udev/rules.d/91-fdekit-opal-net.rules"'
+stage ifup eth1
+stage ifup eth0
+sleep 0.3
+result "ifup for eth0 in the background; eth1, which has an address, left alone" \
+	'[ "$(cat "$L/ifup" 2>/dev/null)" = eth0 ] && grep -q "eth1 already has an address: left as it is" "$R/console" && [ -s "$R/run/fdekit-opal/ifup.eth0" ]'
+ifpid=$(cat "$R/run/fdekit-opal/ifup.eth0")
+PIDS="$PIDS $ifpid"
+: >"$R/tmp/net.eth0.did-setup"
+echo "inet 192.0.2.10/24 scope global eth0" >"$L/addr.eth0"
+echo 0 >"$L/opalctl.rc"
+stage settled
+sleep 0.3
+result "eth0 set up: a try; after the unlock its ifup ended, eth0 flushed and down, eth1 untouched" \
+	'[ "$(runs)" = 1 ] && ! alive "$ifpid" && has ip "^addr flush dev eth0$" && ! grep -q "flush dev eth1\|eth1 down" "$L/ip"'
+reset "tang" ""
+mkdir -p "$R/sbin" && printf '#!/bin/sh\nexit 0\n' >"$R/sbin/ifup" && chmod 0755 "$R/sbin/ifup"
+echo "rd.neednet=1" >"$R/cmdline"
+stage genrules
+result "rd.neednet=1: no udev rule (dracut brings the network up)" \
+	'[ ! -e "$R/etc/udev/rules.d/91-fdekit-opal-net.rules" ]'
+reset "tang" "network-manager" systemd
+mkdir -p "$R/sbin" && printf '#!/bin/sh\nexit 0\n' >"$R/sbin/ifup" && chmod 0755 "$R/sbin/ifup"
+stage settled
+result "ifup and NetworkManager both there: ifup's rule does it, NetworkManager is not started" \
+	'[ ! -s "$L/systemctl" ] && [ ! -d "$R/run/NetworkManager/system-connections" ]'
 
 # === no tang binding: no network at all ======================================
 reset "tpm2" "network-manager systemd-networkd" systemd
