@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Network-bound unlock: key slots sealed with Clevis, and unlock-all, the
- * boot-time unlock of every drive in the unlock table.
- *
- * A key slot is a User authority of the Locking SP with a random 32-byte
- * PIN, allowed to lock and unlock a range; the PIN is sealed by
- * `clevis encrypt` (tang, tpm2, sss) into a JWE that is safe to keep in the
- * clear. Admin1's key is never replaced: it stays the recovery key.
+ * Network-bound unlock: key slots sealed with Clevis (bind's policy is
+ * lib/nbde's, nbde-slots.h), and unlock-all, the boot-time unlock of every
+ * drive in the unlock table.
  *
  * Secrets travel only through pipes: to clevis encrypt on its stdin, from
  * clevis decrypt on its stdout, into mlock'ed memory.
@@ -37,86 +33,41 @@
 #include "opaltab.h"
 #include "nbde.h"
 #include "nbde-state.h"
+#include "nbde-slots.h"
 #include "nbde-system.h"
 #include "opalctl-dev.h"
 
-#define SLOT_PIN_BYTES 32
 
 /* ---------------------------------------------------------- key slots */
 
-/*
- * What names the drive: its identity as udev reads it (opal-drive-id.h),
- * for file names (file_id: unique per drive, so that two drives of one
- * vendor never share a JWE) and for the table line bind prints (selector:
- * serial= for NVMe, wwn= for SCSI and ATA; empty: name the drive by path).
- * A device sysfs does not know (a sedsim directory) falls back to the Opal
- * transport's serial number, or the device's name.
- */
-struct drive_name {
-	char file_id[OPAL_DRIVE_FILE_ID_MAX];
-	char selector[OPAL_DRIVE_SELECTOR_MAX];
-	char serial[OPAL_DRIVE_SERIAL_MAX];
-	char wwn[OPAL_DRIVE_WWN_MAX];
-};
-
-static void drive_name(struct ctx *c, struct drive_name *dn)
+/* The drive's protocol transport, for its serial number (NULL: none open). */
+static struct opal_dev *dev_opal(struct ctx *c)
 {
-	char serial[OPAL_SERIAL_MAX + 1] = "";
-	const char *base = strrchr(c->devpath, '/');
-	struct opal_drive_ident id;
-	size_t n = 0, cap = sizeof(dn->file_id);
-
-	memset(dn, 0, sizeof(*dn));
-	if (!opal_drive_identify(c->devpath, &id) && id.stable) {
-		snprintf(dn->file_id, sizeof(dn->file_id), "%s", id.file_id);
-		snprintf(dn->selector, sizeof(dn->selector), "%s", id.selector);
-		snprintf(dn->serial, sizeof(dn->serial), "%s", id.serial);
-		snprintf(dn->wwn, sizeof(dn->wwn), "%s", id.wwn);
-		return;
-	}
-	if (c->dev && c->dev->opal && !opal_dev_serial(c->dev->opal, serial))
-		serial[OPAL_SERIAL_MAX] = 0;
-	else
-		serial[0] = 0;
-	for (const char *p = serial; *p && n + 1 < cap; p++) {
-		if (*p == ' ')
-			continue;
-		dn->file_id[n++] = isalnum((unsigned char)*p) || *p == '-' || *p == '.' ? *p : '_';
-	}
-	dn->file_id[n] = 0;
-	if (n) {
-		/* No selector: no search finds a drive sysfs does not know. */
-		snprintf(dn->serial, sizeof(dn->serial), "%s", dn->file_id);
-		return;
-	}
-	base = base ? base + 1 : c->devpath;
-	for (const char *p = base; *p && n + 1 < cap; p++)
-		dn->file_id[n++] = isalnum((unsigned char)*p) || *p == '-' || *p == '.' ? *p : '_';
-	dn->file_id[n] = 0;
+	return c->dev ? c->dev->opal : NULL;
 }
 
-static void default_jwe(struct ctx *c, unsigned int user, char *out, size_t cap)
+static int bind_exit(enum nbde_bind_status s)
 {
-	struct drive_name dn;
-
-	drive_name(c, &dn);
-	snprintf(out, cap, "%s/%s-user%u.jwe", KEYS_DIR, dn.file_id, user);
-}
-
-static int mkdir_p(const char *path, mode_t mode)
-{
-	char tmp[PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(tmp, mode) && errno != EEXIST)
-			return -errno;
-		*p = '/';
+	switch (s) {
+	case NBDE_BIND_OK:
+		return 0;
+	case NBDE_BIND_BAD_CONFIG:
+	case NBDE_BIND_NO_RANGE:
+		return EXIT_USAGE;
+	case NBDE_BIND_EXISTS:
+		return EXIT_REFUSED;
+	case NBDE_BIND_CLEVIS:
+		return EXIT_CLEVIS;
+	case NBDE_BIND_NO_MEMORY:
+	case NBDE_BIND_FILE:
+		return EXIT_KEYFILE;
+	case NBDE_BIND_AUTH:
+	case NBDE_BIND_READ_FAILED:
+	case NBDE_BIND_NO_SLOT:
+	case NBDE_BIND_SETUP_FAILED:
+		break;
 	}
-	return mkdir(tmp, mode) && errno != EEXIST ? -errno : 0;
+	return EXIT_DRIVE;
 }
 
 static int read_access(struct ctx *c, struct opal_session *s, struct opal_access *acc)
@@ -126,206 +77,67 @@ static int read_access(struct ctx *c, struct opal_session *s, struct opal_access
 	return rc ? fail_opal(c, "reading users and ACEs", rc, NULL, NULL) : 0;
 }
 
-/*
- * A tang configuration clevis encrypt seals with, asking nothing: a URL
- * curl may be given, and the server's trust given in it ("thp", or a
- * trusted advertisement, "adv"); without them clevis asks on the
- * terminal whether to trust the keys, and a bind in a background process
- * group waits for ever (SIGTTIN). 0, or why not.
- */
-static int bind_tang_config(json_object *t, char *why, size_t wl)
-{
-	json_object *url, *v;
-	char shown[128];
-
-	if (!json_object_is_type(t, json_type_object) || !json_object_object_get_ex(t, "url", &url) ||
-	    !json_object_is_type(url, json_type_string)) {
-		snprintf(why, wl, "a tang configuration without \"url\"");
-		return -EINVAL;
-	}
-	if (tang_url_check(json_object_get_string(url), why, wl))
-		return -EINVAL;
-	if ((json_object_object_get_ex(t, "thp", &v) && json_object_is_type(v, json_type_string) &&
-	     json_object_get_string_len(v)) ||
-	    (json_object_object_get_ex(t, "adv", &v) &&
-	     (json_object_is_type(v, json_type_object) ||
-	      (json_object_is_type(v, json_type_string) && json_object_get_string_len(v)))))
-		return 0;
-	tang_url_show(json_object_get_string(url), shown, sizeof(shown));
-	snprintf(why, wl, "the tang configuration of %s has neither \"thp\" nor \"adv\": clevis would ask on the terminal whether to trust the server's keys. Give the thumbprint of its signing key (\"thp\"; on the server: tang-show-keys, or jose jwk thp -i KEY.jwk) or a trusted advertisement (\"adv\": a file, or the JSON)",
-		 shown);
-	return -EINVAL;
-}
-
-/* Each tang configuration of a pin's, sss ones' too (nested, and in lists). */
-static int bind_pin_config(const char *pin, json_object *cfg, unsigned int depth, char *why,
-			   size_t wl)
-{
-	json_object *pins;
-
-	if (!strcmp(pin, "tang"))
-		return bind_tang_config(cfg, why, wl);
-	if (strcmp(pin, "sss") || !json_object_object_get_ex(cfg, "pins", &pins) ||
-	    !json_object_is_type(pins, json_type_object))
-		return 0;	/* clevis says what is wrong with it */
-	if (depth > 8) {
-		snprintf(why, wl, "sss configurations nested more than 8 deep");
-		return -EINVAL;
-	}
-	json_object_object_foreach(pins, name, val) {
-		size_t n = json_object_is_type(val, json_type_array) ? json_object_array_length(val) : 1;
-
-		if (strcmp(name, "tang") && strcmp(name, "sss"))
-			continue;
-		for (size_t i = 0; i < n; i++) {
-			json_object *one = json_object_is_type(val, json_type_array) ?
-					   json_object_array_get_idx(val, i) : val;
-
-			if (bind_pin_config(name, one, depth + 1, why, wl))
-				return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 int cmd_bind(struct ctx *c)
 {
-	unsigned int range = c->range < 0 ? 0 : (unsigned int)c->range, user = 0;
-	struct opal_access *acc = calloc(1, sizeof(*acc));
-	struct secret *key = NULL, *pin = NULL;
-	struct opal_session *s = NULL;
-	struct drive_name dn;
-	char jwe[PATH_MAX], tmp[PATH_MAX + 8], why[600];
-	json_object *cfg;
-	int rc, fd = -1;
+	opal_uid ca1 = opal_uid_c_pin_admin(1);
+	struct nbde_bind_rq rq = {
+		.path = c->devpath, .range = c->range < 0 ? 0 : (unsigned int)c->range,
+		.pin = c->pin, .config = c->pin_config, .jwe = c->jwe, .log = { opalctl_log, c },
+	};
+	struct nbde_bind_result *res = calloc(1, sizeof(*res));
+	struct secret *key = NULL;
+	struct opal_key k;
+	char why[600];
+	int rc;
 
-	if (!acc)
+	if (!res)
 		return fail(c, EXIT_DRIVE, "bind: out of memory");
-	if (!c->pin || (strcmp(c->pin, "tang") && strcmp(c->pin, "tpm2") && strcmp(c->pin, "sss"))) {
-		free(acc);
-		return fail(c, EXIT_USAGE, "bind: needs --pin tang, tpm2 or sss");
-	}
-	if (!c->pin_config) {
-		free(acc);
-		return fail(c, EXIT_USAGE, "bind: needs --config JSON (the pin's configuration, as for `clevis encrypt %s`)",
-			    c->pin);
-	}
-	/* Before the drive: nothing is sealed that clevis would ask about. */
-	cfg = json_tokener_parse(c->pin_config);
-	snprintf(why, sizeof(why), "not a JSON object");
-	rc = !cfg || !json_object_is_type(cfg, json_type_object) ? -EINVAL :
-	     bind_pin_config(c->pin, cfg, 0, why, sizeof(why));
-	json_object_put(cfg);
-	if (rc) {
-		free(acc);
-		return fail(c, EXIT_USAGE, "bind: --config: %s", why);
-	}
-	/* 1. Pick a free slot: a user neither enabled nor named by any ACE. */
-	rc = opalctl_admin_open(c, &key, &s);
-	if (!rc)
-		rc = read_access(c, s, acc);
-	if (!rc && (range >= acc->nranges || !acc->range[range].configured))
-		rc = fail(c, EXIT_USAGE, "bind: range %u is not configured on %s: set it up first (`opalctl setup --range %u ...`)",
-			  range, c->devpath, range);
-	if (!rc)
-		user = opal_slot_find_free(acc);
-	if (!rc && !user)
-		rc = fail(c, EXIT_DRIVE, "bind: no free key slot: all %u users are enabled or named in an ACE (remove one with `opalctl unbind`)",
-			  acc->nusers);
-	if (s) {
-		opal_end_session(s);
-		s = NULL;
-	}
-	if (rc)
-		goto out;
-	/* 2. A random PIN, sealed before the drive is touched. */
-	pin = secret_new();
-	if (!pin || RAND_bytes(pin->data, SLOT_PIN_BYTES) != 1) {
-		rc = fail(c, EXIT_KEYFILE, "bind: no locked memory or random bytes for the slot key");
-		goto out;
-	}
-	pin->len = SLOT_PIN_BYTES;
-	if (c->jwe)
-		snprintf(jwe, sizeof(jwe), "%s", c->jwe);
-	else
-		default_jwe(c, user, jwe, sizeof(jwe));
-	if (!access(jwe, F_OK)) {
-		rc = fail(c, EXIT_REFUSED, "bind: %s exists: remove it or give --jwe FILE", jwe);
-		goto out;
-	}
-	if (!c->jwe && mkdir_p(KEYS_DIR, 0700)) {
-		rc = fail(c, EXIT_KEYFILE, "bind: cannot create %s: %s", KEYS_DIR, strerror(errno));
-		goto out;
-	}
-	snprintf(tmp, sizeof(tmp), "%s.new", jwe);
-	/* The JWE is there only after the drive took the PIN: this one is stale. */
-	if (!unlink(tmp))
-		warn(c, "bind: removed %s, left by an interrupted bind (a slot that bind enabled has no JWE: `opalctl slots` shows it, unbind it)",
-		     tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		rc = fail(c, EXIT_KEYFILE, "bind: cannot create %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (c->verbose)
-		fprintf(c->err, "opalctl: bind: clevis encrypt %s '%s' for User%u\n", c->pin,
-			c->pin_config, user);
-	rc = clevis_encrypt(c->pin, c->pin_config, pin, fd, 120);
-	if (!rc && fsync(fd))
-		rc = -errno;
-	close(fd);
-	fd = -1;
-	if (rc) {
-		unlink(tmp);
-		rc = fail(c, EXIT_CLEVIS, "bind: clevis encrypt %s failed (%s): check --config and that the %s server/device answers",
-			  c->pin, rc < 0 ? strerror(-rc) : rc == 127 ? "clevis not installed" : "see its message above",
+	if (!c->pin || (strcmp(c->pin, "tang") && strcmp(c->pin, "tpm2") && strcmp(c->pin, "sss")))
+		rc = fail(c, EXIT_USAGE, "bind: needs --pin tang, tpm2 or sss");
+	else if (!c->pin_config)
+		rc = fail(c, EXIT_USAGE, "bind: needs --config JSON (the pin's configuration, as for `clevis encrypt %s`)",
 			  c->pin);
-		goto out;
-	}
-	/* 3. The slot: enable the user, give it the PIN, grant it the range. */
-	{
-		struct opal_key k = key_of(key), p = key_of(pin);
-
-		rc = opal_admin1_session(c->dev->opal, &k, &s);
-		if (!rc)
-			rc = opal_slot_bind(s, user, range, &p);
-		if (s) {
-			int end = opal_end_session(s);
-
-			rc = rc ? rc : end;
-			s = NULL;
-		}
-	}
+	/* Before the drive and the key file: nothing is sealed that clevis would ask about. */
+	else if (nbde_bind_config_check(c->pin, c->pin_config, why, sizeof(why)))
+		rc = fail(c, EXIT_USAGE, "bind: --config: %s", why);
+	else
+		rc = load_key(c, c->keyfile, &key);
 	if (rc) {
-		unlink(tmp);
-		rc = fail_opal(c, "bind: setting up the user", rc, NULL, NULL);
-		goto out;
+		free(res);
+		return rc;
 	}
-	if (rename(tmp, jwe)) {
-		rc = fail(c, EXIT_KEYFILE, "bind: User%u is set up but %s cannot be renamed to %s: %s: rename it by hand",
-			  user, tmp, jwe, strerror(errno));
-		goto out;
-	}
-	drive_name(c, &dn);
-	{
-		char line[PATH_MAX * 2 + 128];
-
-		/* Named by what survives renumbering, or by path when nothing does. */
-		snprintf(line, sizeof(line), "NAME %s %u clevis:%s user=%u",
-			 dn.selector[0] ? dn.selector : c->devpath, range, jwe, user);
-		json_object_object_add(c->jout, "slot", json_object_new_int((int)user));
-		json_object_object_add(c->jout, "range", json_object_new_int((int)range));
-		json_object_object_add(c->jout, "pin", json_object_new_string(c->pin));
-		json_object_object_add(c->jout, "jwe", json_object_new_string(jwe));
-		json_object_object_add(c->jout, "opaltab", json_object_new_string(line));
-		json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
-	}
-out:
-	if (fd >= 0)
-		close(fd);
-	secret_free(pin);
+	k = key_of(key);
+	rq.opal = c->dev->opal;
+	rq.admin = &k;
+	nbde_bind(&rq, res);
 	secret_free(key);
-	free(acc);
+	switch (res->status) {
+	case NBDE_BIND_OK:
+		json_object_object_add(c->jout, "slot", json_object_new_int((int)res->user));
+		json_object_object_add(c->jout, "range", json_object_new_int((int)res->range));
+		json_object_object_add(c->jout, "pin", json_object_new_string(c->pin));
+		json_object_object_add(c->jout, "jwe", json_object_new_string(res->jwe));
+		json_object_object_add(c->jout, "opaltab", json_object_new_string(res->opaltab));
+		json_object_object_add(c->jout, "device", json_object_new_string(c->devpath));
+		rc = 0;
+		break;
+	case NBDE_BIND_AUTH:
+		rc = fail_opal(c, "authenticating as Admin1", res->opal_rc, &OPAL_UID_LOCKINGSP, &ca1);
+		break;
+	case NBDE_BIND_READ_FAILED:
+		rc = fail_opal(c, "reading users and ACEs", res->opal_rc, NULL, NULL);
+		break;
+	case NBDE_BIND_SETUP_FAILED:
+		rc = fail_opal(c, "bind: setting up the user", res->opal_rc, NULL, NULL);
+		break;
+	case NBDE_BIND_BAD_CONFIG:
+		rc = fail(c, EXIT_USAGE, "bind: --config: %s", res->error);
+		break;
+	default:
+		rc = fail(c, bind_exit(res->status), "bind: %s", res->error);
+		break;
+	}
+	free(res);
 	return rc;
 }
 
@@ -367,11 +179,11 @@ int cmd_unbind(struct ctx *c)
 		 * Revoke its ACE entries, give it a PIN nobody knows (a sealed
 		 * copy of the old one must never work again), disable it.
 		 */
-		struct opal_key p = { scrap->data, SLOT_PIN_BYTES };
+		struct opal_key p = { scrap->data, NBDE_SLOT_PIN_BYTES };
 		int orc = 0;
 
-		scrap->len = SLOT_PIN_BYTES;
-		if (RAND_bytes(scrap->data, SLOT_PIN_BYTES) != 1)
+		scrap->len = NBDE_SLOT_PIN_BYTES;
+		if (RAND_bytes(scrap->data, NBDE_SLOT_PIN_BYTES) != 1)
 			orc = OPAL_ERR_NOMEM;
 		if (!orc)
 			orc = opal_slot_unbind(s, acc, user, &p);
@@ -392,7 +204,7 @@ int cmd_unbind(struct ctx *c)
 	if (c->jwe)
 		snprintf(jwe, sizeof(jwe), "%s", c->jwe);
 	else
-		default_jwe(c, user, jwe, sizeof(jwe));
+		nbde_default_jwe(c->devpath, dev_opal(c), user, jwe, sizeof(jwe));
 	had_jwe = !access(jwe, F_OK);
 	if (had_jwe && unlink(jwe))
 		return fail(c, EXIT_KEYFILE, "unbind: User%u removed, but %s stays: %s", user, jwe,
@@ -416,9 +228,9 @@ static void table_jwe(struct ctx *c, const struct opaltab_entry *tab, size_t n, 
 		      char *out, size_t cap)
 {
 	char dev[PATH_MAX], other[PATH_MAX], serial[OPAL_DRIVE_SERIAL_MAX];
-	struct drive_name dn;
+	struct nbde_drive_name dn;
 
-	drive_name(c, &dn);
+	nbde_drive_name(c->devpath, dev_opal(c), &dn);
 	if (!realpath(c->devpath, dev))
 		snprintf(dev, sizeof(dev), "%s", c->devpath);
 	out[0] = 0;
@@ -443,7 +255,7 @@ void slot_jwe(struct ctx *c, const struct opaltab_entry *tab, size_t n, unsigned
 {
 	table_jwe(c, tab, n, user, out, cap);
 	if (!out[0])
-		default_jwe(c, user, out, cap);
+		nbde_default_jwe(c->devpath, dev_opal(c), user, out, cap);
 }
 
 int cmd_slots(struct ctx *c)

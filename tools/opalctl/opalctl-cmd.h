@@ -23,8 +23,6 @@
 
 #define OPALCTL_MAX_NAMES 16
 #define OPALCTL_MAX_THPS 8
-/* Where bind writes sealed keys unless told otherwise. */
-#define KEYS_DIR "/etc/fdekit/keys"
 
 struct opalctl_cmd;
 
