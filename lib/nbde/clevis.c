@@ -23,6 +23,14 @@
 
 /* ------------------------------------------------------------ children */
 
+/* spawn_group_shared(): children stay in this process's group. */
+static bool group_shared;
+
+void spawn_group_shared(void)
+{
+	group_shared = true;
+}
+
 /* Where a program named without a slash is looked for, in this order. */
 static const char *const program_dirs[] = { "/usr/sbin", "/usr/bin", "/sbin", "/bin" };
 
@@ -156,7 +164,7 @@ pid_t spawn_child(char *const argv[], const struct child_io *io, int *out_pipe)
 	}
 	if (pid == 0) {
 		/* A session of its own has no terminal to ask on (or stop for). */
-		if (io->no_tty ? setsid() < 0 : setpgid(0, 0) < 0)
+		if (io->no_tty ? setsid() < 0 : !group_shared && setpgid(0, 0) < 0)
 			_exit(126);
 		if (dup2(io->in_fd >= 0 ? io->in_fd : inp[0], 0) < 0 ||
 		    dup2(io->out_fd >= 0 ? io->out_fd : outp[1], 1) < 0)
@@ -167,7 +175,7 @@ pid_t spawn_child(char *const argv[], const struct child_io *io, int *out_pipe)
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	/* Also here, so that killing the group works before the child ran. */
-	if (!io->no_tty)
+	if (!io->no_tty && !group_shared)
 		setpgid(pid, pid);
 	if (io->in_fd < 0) {
 		close(inp[0]);

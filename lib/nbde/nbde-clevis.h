@@ -48,6 +48,12 @@ struct child_io {
  */
 pid_t spawn_child(char *const argv[], const struct child_io *io, int *out_pipe);
 /*
+ * From now on this process's children (and theirs: clevis's curl) stay in
+ * its process group, unless io->no_tty: a background worker whose whole
+ * group is killed as one when it is no longer needed.
+ */
+void spawn_group_shared(void);
+/*
  * Wait for pid's exit until end (monotonic ms); at end, or at once when
  * kill_now, its whole group is killed. When it exits, what is left of its
  * group (a curl clevis started) is killed before it is reaped. Returns the

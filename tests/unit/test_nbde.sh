@@ -14,7 +14,7 @@ DIST=$3
 T=$(mktemp -d /tmp/test_nbde.XXXXXX)
 . "$(dirname "$0")/tap-lib.sh"
 
-echo "1..51"
+echo "1..54"
 need clevis jose socat curl swtpm /usr/libexec/tangd /usr/libexec/tangd-keygen
 
 D=$T/drive
@@ -190,4 +190,31 @@ else
 	not_ok "the refusal is said, with its likely cause"; sed 's/^/# /' "$T/err"
 fi
 if "$SEDSIM" read "$D" 2048 1 2>/dev/null | cmp -s - "$T/data"; then ok "data intact after the prompt"; else not_ok "data intact after the prompt"; fi
+# Tang silent (it takes the connection and never answers): the background
+# try is still in curl when a person answers; nothing of it may outlive
+# unlock-all (its clevis and curl share its process group).
+S_PORT=$(free_port)
+socat "TCP-LISTEN:$S_PORT,bind=127.0.0.1,fork,reuseaddr" SYSTEM:"sleep 30" >/dev/null 2>&1 &
+PIDS="$PIDS $!"
+i=0
+while [ $i -lt 50 ] && ! ss -ltn "sport = :$S_PORT" | grep -q LISTEN; do
+	sleep 0.1
+	i=$((i + 1))
+done
+start_tang E
+curl -s "http://127.0.0.1:$E_PORT/adv" >"$T/a.adv"
+printf 'unused' | clevis encrypt tang "{\"url\":\"http://127.0.0.1:$S_PORT\",\"adv\":\"$T/a.adv\"}" \
+	>"$T/silent.jwe" 2>"$T/err"
+echo "silent $D 1 clevis:$T/silent.jwe user=1,transport=sedsim,timeout=6,noauto" >>"$T/opaltab"
+printf '#!/bin/sh\nsleep 1\ncat "%s"\necho\n' "$T/admin.key" >"$T/latepass"
+chmod 0700 "$T/latepass"
+"$OPALCTL" lock "$D" -k "$T/admin.key" --range 1 >/dev/null 2>&1
+expect_rc "Tang silent: the recovery key typed while the background try waits unlocks" 0 \
+	"$OPALCTL" unlock-all --table "$T/opaltab" --name silent --askpass "$T/latepass"
+grep_out "with the recovery key, Tang never answering" "silent: .* range 1 unlocked (passphrase, Admin1"
+if pgrep -f "127.0.0.1:$S_PORT" >"$T/left"; then
+	not_ok "no clevis or curl of the background try is left"; ps -o pid,pgid,args -p "$(tr '\n' ',' <"$T/left")0" | sed 's/^/# /'
+else
+	ok "no clevis or curl of the background try is left"
+fi
 [ "$failed" -eq 0 ]
