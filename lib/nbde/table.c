@@ -190,28 +190,51 @@ static void entry_name(struct opaltab_entry *e, const char *line)
 	}
 }
 
+/*
+ * One line of f, its newline dropped, into buf (at most cap - 1 bytes
+ * kept: *overlong when it had more). A NUL byte is not the line's end, as
+ * it would be to fgets and the string functions after it (the rest of
+ * the line read as the next one): it is left out and said in *nul.
+ * False at the end of the file.
+ */
+static bool read_line(FILE *f, char *buf, size_t cap, bool *nul, bool *overlong)
+{
+	size_t len = 0;
+	bool any = false;
+	int ch;
+
+	*nul = *overlong = false;
+	while ((ch = getc(f)) != EOF) {
+		any = true;
+		if (ch == '\n')
+			break;
+		if (!ch)
+			*nul = true;
+		else if (len + 1 < cap)
+			buf[len++] = (char)ch;
+		else
+			*overlong = true;
+	}
+	buf[len] = 0;
+	return any;
+}
+
 int opaltab_parse(FILE *f, struct opaltab_entry **out, size_t *n, char *err, size_t errlen)
 {
 	struct opaltab_entry *v = NULL;
 	size_t cap = 0;
 	char buf[1024];
 	unsigned int line = 0;
-	bool overlong = false;
+	bool overlong, nul;
 
 	*out = NULL;
 	*n = 0;
-	while (fgets(buf, sizeof(buf), f)) {
+	while (read_line(f, buf, sizeof(buf), &nul, &overlong)) {
 		char *p = buf, *hash, work[1024];
 		struct opaltab_entry *e;
 		size_t len;
 
-		if (overlong) {
-			/* The rest of a line already refused. */
-			overlong = !strchr(buf, '\n') && !feof(f);
-			continue;
-		}
 		line++;
-		overlong = !strchr(buf, '\n') && !feof(f);
 		hash = strchr(p, '#');
 		if (hash)
 			*hash = 0;
@@ -221,7 +244,7 @@ int opaltab_parse(FILE *f, struct opaltab_entry **out, size_t *n, char *err, siz
 		len = strlen(p);
 		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
 			p[--len] = 0;
-		if (!*p && !overlong)
+		if (!*p && !overlong && !nul)
 			continue;
 		if (*n == cap) {
 			struct opaltab_entry *nv = realloc(v, (cap ? cap * 2 : 8) * sizeof(*v));
@@ -243,11 +266,13 @@ int opaltab_parse(FILE *f, struct opaltab_entry **out, size_t *n, char *err, siz
 		e->retry = OPALTAB_RETRY_DEFAULT;
 		e->prompt_tries = OPALTAB_PROMPT_TRIES_DEFAULT;
 		snprintf(e->text, sizeof(e->text), "%s", p);
-		if (overlong) {
+		if (overlong || nul) {
+			/* Refused alone: the next line is read as its own. */
 			entry_name(e, p);
 			e->noauto = has_noauto(p);
 			e->bad = true;
-			bad(e->error, sizeof(e->error), line, "%s", "line longer than 1023 characters");
+			bad(e->error, sizeof(e->error), line, "%s",
+			    nul ? "contains a NUL byte" : "line longer than 1023 characters");
 			continue;
 		}
 		snprintf(work, sizeof(work), "%s", p);

@@ -2092,6 +2092,30 @@ static void test_child_no_tty(void **state)
 			 pgrp, session, tty);
 }
 
+/*
+ * A NUL byte in the table refuses its line alone ("contains a NUL byte"),
+ * the lines after it read as they are: it is not the line's end, with the
+ * rest of that line taken for the next one and the next one dropped.
+ */
+static void test_opaltab_nul(void **state)
+{
+	struct fx *f = *state;
+	static const char tab_text[] = "a serial=A 1 prompt\n"
+				       "b serial=B 1 prompt\0 x serial=X 2 prompt\n"
+				       "c serial=C 2 prompt noauto\n"
+				       "# a comment\0\n";
+	char tab[128];
+
+	snprintf(tab, sizeof(tab), "%s/opaltab", f->dir);
+	write_file(tab, tab_text, sizeof(tab_text) - 1);
+	assert_int_equal(run(f, NULL, "check-table", "--table", tab, NULL), EXIT_TABLE);
+	if (!strstr(f->err, "entry 'b': line 2: contains a NUL byte") ||
+	    !strstr(f->err, "entry 'line 4': line 4: contains a NUL byte") ||
+	    !strstr(f->err, "2 of 4 entries are bad") || strstr(f->err, "entry 'c'") ||
+	    strstr(f->err, "entry 'x'") || strstr(f->err, "entry 'a'"))
+		fail_msg("check-table said:\n%s%s", f->out, f->err);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -2130,6 +2154,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_child_group_killed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigpipe_ignored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_child_no_tty, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_opaltab_nul, setup, teardown),
 	};
 
 	if (argc != 2) {
