@@ -235,15 +235,23 @@ void opal_reread_partitions(const char *path,
 			    void (*report)(void *arg, const char *disk, int rc, bool uevent),
 			    void *arg)
 {
+	char base[OPAL_DRIVE_NAME_MAX];
 	struct stat st;
-	const char *base = strrchr(path, '/');
 	unsigned n;
 	char tail;
 	int fd;
 
 	if (stat(path, &st))
 		return;
-	base = base ? base + 1 : path;
+	/*
+	 * The kernel's name for sysfs, not the path's last part: a
+	 * /dev/disk/by-id/ link's is not a disk's name (symlinks followed).
+	 */
+	if (opal_drive_kernel_name(path, base, sizeof(base))) {
+		const char *slash = strrchr(path, '/');
+
+		snprintf(base, sizeof(base), "%s", slash ? slash + 1 : path);
+	}
 	if (S_ISCHR(st.st_mode) && sscanf(base, "nvme%u%c", &n, &tail) == 1) {
 		reread_nvme_ctrl(base, report, arg);
 		return;

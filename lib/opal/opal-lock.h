@@ -102,7 +102,8 @@ int opal_lockable_ranges(struct opal_dev *dev, unsigned who, const struct opal_k
  * Ask the kernel to re-read the partition tables of the disk behind path
  * (an NVMe controller: every namespace of its subsystem). A busy disk (a
  * partition in use) gets a udev "change" event for it and its partitions,
- * so that udev probes them again. report, for each disk: rc 0 re-read,
+ * so that udev probes them again: through sysfs, by the kernel's name of
+ * the disk (path may be a symlink, /dev/disk/by-id/...). report, for each disk: rc 0 re-read,
  * -EBUSY (uevent: whether udev was told), else -errno.
  */
 void opal_reread_partitions(const char *path,
