@@ -286,15 +286,27 @@ int run_child(char *const argv[], struct child_io *io, uint64_t timeout_ms)
  * pin (clevis-decrypt-tang runs curl with no timeout: curl's default
  * connect timeout is 300 s). Returns 0 and the directory in dir.
  */
+/* curl_home_shared(): the one directory this process's curl calls use. */
+static char shared_home[64];
+
+void curl_home_shared(const char *dir)
+{
+	snprintf(shared_home, sizeof(shared_home), "%s", dir);
+}
+
 int curl_home(char *dir, size_t cap, unsigned int max_s)
 {
 	char rc_path[PATH_MAX];
 	const char *base = access("/run", W_OK) ? "/tmp" : "/run";
 	FILE *f;
 
-	snprintf(dir, cap, "%s/fdekit-curl.XXXXXX", base);
-	if (!mkdtemp(dir))
-		return -errno;
+	if (shared_home[0]) {
+		snprintf(dir, cap, "%s", shared_home);
+	} else {
+		snprintf(dir, cap, "%s/fdekit-curl.XXXXXX", base);
+		if (!mkdtemp(dir))
+			return -errno;
+	}
 	snprintf(rc_path, sizeof(rc_path), "%s/.curlrc", dir);
 	f = fopen(rc_path, "w");
 	if (!f)
@@ -309,6 +321,8 @@ void curl_home_remove(const char *dir)
 {
 	char rc_path[PATH_MAX];
 
+	if (shared_home[0] && !strcmp(dir, shared_home))
+		return;	/* its owner removes it */
 	snprintf(rc_path, sizeof(rc_path), "%s/.curlrc", dir);
 	unlink(rc_path);
 	rmdir(dir);

@@ -82,6 +82,12 @@ int run_child(char *const argv[], struct child_io *io, uint64_t timeout_ms);
  */
 int curl_home(char *dir, size_t cap, unsigned int max_s);
 void curl_home_remove(const char *dir);
+/*
+ * From now on every curl_home() of this process is dir (made by the
+ * caller's curl_home(), and removed by it): a background worker that may
+ * be killed at any time leaves no directory of its own behind.
+ */
+void curl_home_shared(const char *dir);
 
 /*
  * clevis decrypt < the JWE file: the PIN into out. Returns 0, or non-zero

@@ -388,7 +388,8 @@ static int sys_ask(void *arg, const char *prompt, uint64_t end, struct secret *o
 static struct {
 	int fd;
 	pid_t pid;
-} fetchers[FETCH_MAX] = { { -1, 0 }, { -1, 0 }, { -1, 0 }, { -1, 0 } };
+	char curl[64];	/* its curl directory, removed when it is over */
+} fetchers[FETCH_MAX] = { { -1, 0, "" }, { -1, 0, "" }, { -1, 0, "" }, { -1, 0, "" } };
 
 static int fetch_slot(int fd)
 {
@@ -408,12 +409,17 @@ static int sys_fetch_start(void *arg, const struct opaltab_entry *e, uint64_t en
 	pid_t pid;
 
 	(void)arg;
-	if (slot < 0 || pipe2(p, O_CLOEXEC))
+	if (slot < 0 || curl_home(fetchers[slot].curl, sizeof(fetchers[slot].curl), e->timeout_s))
 		return -1;
+	if (pipe2(p, O_CLOEXEC)) {
+		curl_home_remove(fetchers[slot].curl);
+		return -1;
+	}
 	pid = fork();
 	if (pid < 0) {
 		close(p[0]);
 		close(p[1]);
+		curl_home_remove(fetchers[slot].curl);
 		return -1;
 	}
 	if (pid == 0) {
@@ -425,6 +431,7 @@ static int sys_fetch_start(void *arg, const struct opaltab_entry *e, uint64_t en
 		/* One group with its clevis and curl: killing it leaves nothing behind. */
 		setpgid(0, 0);
 		spawn_group_shared();
+		curl_home_shared(fetchers[slot].curl);
 		close(p[0]);
 		if (null >= 0)
 			dup2(null, 2);
@@ -462,6 +469,7 @@ static void fetch_end(int slot, bool kill_now)
 	if (fetchers[slot].pid > 0)
 		reap_child(fetchers[slot].pid, nbde_now_ms() + 5000, kill_now);
 	close(fetchers[slot].fd);
+	curl_home_remove(fetchers[slot].curl);
 	fetchers[slot].fd = -1;
 	fetchers[slot].pid = 0;
 }
