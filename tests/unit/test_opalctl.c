@@ -2116,6 +2116,160 @@ static void test_opaltab_nul(void **state)
 		fail_msg("check-table said:\n%s%s", f->out, f->err);
 }
 
+/*
+ * unlock-all as a person at a console meets it (answers scripted through
+ * --askpass), on a drive whose Admin1 has TryLimit 5: an Enter alone asks
+ * again; two entries on one drive and every answer wrong, run three times
+ * as dracut's stages do, never lock Admin1 out; the recovery key the
+ * drive took is not asked again for its other range; the recovery key
+ * typed in capitals without dashes is the same key; stale key files with
+ * nobody at the console leave the person a try; a prompt that runs out
+ * of time ends with SIGTERM.
+ */
+static void person_answers(struct fx *f, const char *answers)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/answers", f->dir);
+	write_file(path, answers, strlen(answers));
+	snprintf(path, sizeof(path), "%s/asked", f->dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/prompts", f->dir);
+	unlink(path);
+}
+
+static int person_asked(struct fx *f)
+{
+	char path[160], buf[64] = "";
+	FILE *c;
+
+	snprintf(path, sizeof(path), "%s/asked", f->dir);
+	c = fopen(path, "r");
+	if (!c)
+		return 0;
+	if (!fgets(buf, sizeof(buf), c))
+		buf[0] = 0;
+	fclose(c);
+	return atoi(buf);
+}
+
+static void test_unlock_all_person(void **state)
+{
+	struct fx *f = *state;
+	struct sedsim_config cfg = { .blocks = 2048, .serial = "PERSON5", .try_limit = 5 };
+	char tab[160], ask[160], st[160], cmd[400], key[64] = "", typed[64];
+	uint8_t back[SEDSIM_BLOCK];
+	size_t n = 0;
+	FILE *k;
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir '%s'", f->drive, f->drive);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(sedsim_create(f->drive, &cfg), 0);
+	snprintf(tab, sizeof(tab), "%s/opaltab", f->dir);
+	snprintf(ask, sizeof(ask), "%s/askpass", f->dir);
+	snprintf(st, sizeof(st), "%s/run", f->dir);
+	assert_int_equal(run(f, NULL, "keygen", f->key, "--passphrase", NULL), EXIT_OK);
+	k = fopen(f->key, "r");
+	assert_non_null(k);
+	assert_non_null(fgets(key, sizeof(key), k));
+	fclose(k);
+	key[strcspn(key, "\n")] = 0;
+	assert_int_equal(strlen(key), 29);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "1", "--start",
+			     "1024", "--length", "512", "--yes-destroy-data", NULL), EXIT_OK);
+	assert_int_equal(run(f, NULL, "setup", f->drive, "-k", f->key, "--range", "2", "--start",
+			     "1536", "--length", "512", "--yes-destroy-data", NULL), EXIT_OK);
+	/* The person: line N of answers is the Nth answer; the prompts are kept. */
+	write_script(ask, "#!/bin/sh\nn=$(( $(cat '%s/asked' 2>/dev/null || echo 0) + 1 ))\n"
+		     "echo $n >'%s/asked'\nprintf '%%s\\n' \"$1\" >>'%s/prompts'\n"
+		     "sed -n \"${n}p\" '%s/answers'\n", f->dir, f->dir, f->dir, f->dir);
+	write_table(f, tab, "root %s 1 prompt transport=sedsim\nhome %s 2 prompt transport=sedsim\n",
+		    f->drive, f->drive);
+
+	/* 1 and 3: Enter twice, then the key: asked three times, for range 1 only. */
+	power_cycle(f);
+	snprintf(cmd, sizeof(cmd), "\n\n%s\n", key);
+	person_answers(f, cmd);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", ask, "--state-dir",
+			     st, NULL), EXIT_OK);
+	assert_int_equal(person_asked(f), 3);
+	assert_non_null(strstr(f->err, "empty answer: nothing was tried"));
+	assert_non_null(strstr(f->out, "root: "));
+	assert_non_null(strstr(f->out, "range 2 unlocked (accepted key, Admin1"));
+	assert_int_equal(read_block(f, 1100, back), SEDSIM_IO_OK);
+	assert_int_equal(read_block(f, 1600, back), SEDSIM_IO_OK);
+	{
+		char path[200], prompts[1024] = "";
+		FILE *p;
+
+		snprintf(path, sizeof(path), "%s/prompts", f->dir);
+		p = fopen(path, "r");
+		assert_non_null(p);
+		n = fread(prompts, 1, sizeof(prompts) - 1, p);
+		prompts[n] = 0;
+		fclose(p);
+		assert_non_null(strstr(prompts, "Recovery key (Admin1) for drive "));
+		assert_non_null(strstr(prompts, "range 1 (root; 3 tries left this boot)"));
+	}
+
+	/* 2: every answer wrong, three runs in one boot: 3 refusals in all, Admin1 keeps 2. */
+	power_cycle(f);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", st);
+	assert_int_equal(system(cmd), 0);
+	for (int runs = 0; runs < 3; runs++) {
+		person_answers(f, "wrong\nwrong\nwrong\nwrong\nwrong\nwrong\n");
+		assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", ask,
+				     "--state-dir", st, NULL), EXIT_INCOMPLETE);
+		assert_int_equal(person_asked(f), runs ? 0 : 3);
+	}
+	assert_non_null(strstr(f->err, "3 of Admin1's tries used this boot (prompt-tries=3): not asking again"));
+	assert_int_equal(run(f, NULL, "unlock", f->drive, "-k", f->key, "--range", "1", NULL), EXIT_OK);
+	assert_int_equal(read_block(f, 1100, back), SEDSIM_IO_OK);
+
+	/* 6: the recovery key in capitals and without its dashes. */
+	power_cycle(f);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", st);
+	assert_int_equal(system(cmd), 0);
+	for (size_t i = 0, j = 0; i <= strlen(key); i++)
+		if (key[i] != '-')
+			typed[j++] = (char)(key[i] >= 'a' && key[i] <= 'z' ? key[i] - 'a' + 'A' : key[i]);
+	snprintf(cmd, sizeof(cmd), "%s\n", typed);
+	person_answers(f, cmd);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", ask, "--state-dir",
+			     st, NULL), EXIT_OK);
+	assert_int_equal(person_asked(f), 1);
+	assert_int_equal(read_block(f, 1600, back), SEDSIM_IO_OK);
+
+	/* 15: stale key files, nobody at the console, three runs: Admin1 keeps its tries. */
+	power_cycle(f);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", st);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(chmod(f->bad, 0600), 0);
+	write_table(f, tab, "a %s 1 keyfile:%s transport=sedsim\nb %s 2 keyfile:%s transport=sedsim\n",
+		    f->drive, f->bad, f->drive, f->bad);
+	for (int runs = 0; runs < 3; runs++)
+		assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--no-prompt",
+				     "--state-dir", st, NULL), EXIT_INCOMPLETE);
+	assert_non_null(strstr(f->err, "what is left is kept for the person at the console"));
+	/* Then the person, with the right key: it works, and still with a try to spare. */
+	snprintf(cmd, sizeof(cmd), "%s\n", key);
+	person_answers(f, cmd);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", ask, "--state-dir",
+			     st, "--name", "a", NULL), EXIT_OK);
+	assert_int_equal(read_block(f, 1100, back), SEDSIM_IO_OK);
+
+	/* 4: a prompt nobody answers ends with SIGTERM, so the agent can take its request down. */
+	power_cycle(f);
+	write_table(f, tab, "root %s 1 prompt transport=sedsim\n", f->drive);
+	write_script(ask, "#!/bin/sh\ntrap 'echo term >\"%s/term\"; exit 1' TERM\nsleep 30 &\nwait\n",
+		     f->dir);
+	assert_int_equal(run(f, NULL, "unlock-all", "--table", tab, "--askpass", ask, "--deadline", "0",
+			     "--prompt-timeout", "2", NULL), EXIT_INCOMPLETE);
+	snprintf(cmd, sizeof(cmd), "test -s '%s/term'", f->dir);
+	assert_int_equal(system(cmd), 0);
+	assert_non_null(strstr(f->out, "no passphrase given in time"));
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -2150,6 +2304,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_text_matches_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keygen_passphrase, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_authorized, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unlock_all_person, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_child_environment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_child_group_killed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigpipe_ignored, setup, teardown),
