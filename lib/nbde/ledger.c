@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "nbde-ledger.h"
+#include "nbde-state.h"
 
 /* DRIVE.AUTH with every byte outside [A-Za-z0-9._-] as '_' (a serial is the drive's text). */
 static void ledger_key(const char *drive, unsigned int user, char *out, size_t cap)
@@ -63,27 +64,10 @@ static unsigned int file_get(const char *dir, const char *key)
 	return end == buf || v > 1000 ? 0 : (unsigned int)v;
 }
 
-/* dir and its parents (the state directory may not exist yet). */
-static int make_dir(const char *dir)
-{
-	char buf[PATH_MAX];
-
-	snprintf(buf, sizeof(buf), "%s", dir);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return mkdir(buf, 0700) && errno != EEXIST ? -errno : 0;
-}
-
 static int file_put(const char *dir, const char *key, unsigned int v)
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 8], buf[16];
-	int fd, len, rc = make_dir(dir);
+	int fd, len, rc = nbde_mkdir_p(dir, 0755, 0700);	/* the state directory may not exist yet */
 
 	if (rc)
 		return rc;

@@ -9,6 +9,7 @@
 #define FDEKIT_NBDE_STATE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "nbde.h"
 
@@ -16,6 +17,9 @@
  * Write r's record (only for an entry that is unlocked) by rename. 0, or
  * -errno with why.
  */
+/* path and its parents (made with mode parents; path itself leaf): 0 or -errno. */
+int nbde_mkdir_p(const char *path, mode_t parents, mode_t leaf);
+
 int nbde_state_write(const char *dir, const struct nbde_entry_result *r, char *why, size_t whylen);
 
 #endif

@@ -19,6 +19,7 @@
 
 #include "nbde-clevis.h"
 #include "nbde-slots.h"
+#include "nbde-state.h"
 #include "nbde-tang.h"
 #include "opal-slots.h"
 
@@ -141,22 +142,6 @@ int nbde_bind_config_check(const char *pin, const char *config, char *why, size_
 	return rc;
 }
 
-static int mkdir_p(const char *path, mode_t mode)
-{
-	char tmp[PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(tmp, mode) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return mkdir(tmp, mode) && errno != EEXIST ? -errno : 0;
-}
-
 /* A failure of the bind: said in res; returns -1. */
 static int bind_failed(struct nbde_bind_result *res, enum nbde_bind_status status, int opal_rc,
 		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -210,7 +195,7 @@ static int bind_seal(const struct nbde_bind_rq *rq, const struct secret *pin, co
 	if (!access(res->jwe, F_OK))
 		return bind_failed(res, NBDE_BIND_EXISTS, 0, "%s exists: remove it or give --jwe FILE",
 				   res->jwe);
-	if (!rq->jwe && mkdir_p(NBDE_KEYS_DIR, 0700))
+	if (!rq->jwe && nbde_mkdir_p(NBDE_KEYS_DIR, 0700, 0700))
 		return bind_failed(res, NBDE_BIND_FILE, 0, "cannot create %s: %s", NBDE_KEYS_DIR,
 				   strerror(errno));
 	/* The JWE is there only after the drive took the PIN: this one is stale. */

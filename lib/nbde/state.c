@@ -11,7 +11,7 @@
 #include "nbde-state.h"
 #include "nbde-system.h"
 
-static int mkdir_p(const char *path, mode_t mode)
+int nbde_mkdir_p(const char *path, mode_t parents, mode_t leaf)
 {
 	char buf[PATH_MAX];
 
@@ -20,11 +20,11 @@ static int mkdir_p(const char *path, mode_t mode)
 		if (*p != '/')
 			continue;
 		*p = 0;
-		if (mkdir(buf, mode) && errno != EEXIST)
-			return -1;
+		if (mkdir(buf, parents) && errno != EEXIST)
+			return -errno;
 		*p = '/';
 	}
-	return mkdir(buf, mode) && errno != EEXIST ? -1 : 0;
+	return mkdir(buf, leaf) && errno != EEXIST ? -errno : 0;
 }
 
 int nbde_state_write(const char *dir, const struct nbde_entry_result *r, char *why, size_t whylen)
@@ -36,7 +36,7 @@ int nbde_state_write(const char *dir, const struct nbde_entry_result *r, char *w
 
 	if ((r->status != NBDE_UNLOCKED && !already) || strchr(e->name, '/') || e->name[0] == '.')
 		return 0;
-	if (mkdir_p(dir, 0755)) {
+	if (nbde_mkdir_p(dir, 0755, 0755)) {
 		snprintf(why, whylen, "cannot create %s: %s", dir, strerror(errno));
 		return -errno;
 	}
