@@ -378,8 +378,6 @@ static int sys_ask(void *arg, const char *prompt, uint64_t end, struct secret *o
 	/* An answer loses one trailing newline, as a text key file does. */
 	if (out->len && out->data[out->len - 1] == '\n')
 		out->len--;
-	if (out->len && out->data[out->len - 1] == '\r')
-		out->len--;
 	return out->len ? 0 : -ENODATA;
 }
 
