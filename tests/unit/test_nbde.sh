@@ -14,8 +14,8 @@ DIST=$3
 T=$(mktemp -d /tmp/test_nbde.XXXXXX)
 . "$(dirname "$0")/tap-lib.sh"
 
-echo "1..54"
 need clevis jose socat curl swtpm /usr/libexec/tangd /usr/libexec/tangd-keygen
+echo "1..54"
 
 D=$T/drive
 mkdir "$D"
@@ -122,7 +122,7 @@ expect_rc "with the rotated keys deleted the slot does not open (exit 11)" 11 \
 grep_out "and unlock-all says why" "cslot: failed: clevis decrypt failed"
 # sss of tang + tpm2 with t=2: both are needed. The TPM is swtpm on a
 # loopback port; clevis's tpm2-tools find it through TPM2TOOLS_TCTI, which
-# opalctl passes on to clevis like the rest of its environment.
+# opalctl passes on to clevis, one of the few variables its children keep.
 start_swtpm
 SSS2="{\"t\":2,\"pins\":{\"tang\":[{\"url\":\"http://127.0.0.1:$B_PORT\",\"thp\":\"$B_THP\"}],\"tpm2\":{}}}"
 check "bind an sss slot needing Tang and the TPM (t=2)" "$OPALCTL" bind "$D" -k "$T/admin.key" \
