@@ -26,8 +26,8 @@ OPALCTL=$4
 T=$(mktemp -d /tmp/test_boot_hook.XXXXXX)
 . "$(dirname "$0")/tap-lib.sh"
 
-echo "1..32"
 need clevis jose setsid /usr/libexec/tangd /usr/libexec/tangd-keygen
+echo "1..32"
 
 mkdir -p "$T/conf/conf.d" "$T/keys"
 cat >"$T/hook-functions" <<EOF

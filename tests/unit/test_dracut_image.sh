@@ -17,9 +17,9 @@ FUNCS=$3
 T=$(mktemp -d /tmp/test_dracut_image.XXXXXX)
 . "$(dirname "$0")/tap-lib.sh"
 
-echo "1..22"
 need dracut lsinitrd stat base64 clevis
-[ -d /usr/lib/dracut/modules.d/99base ] || { echo "Bail out! /usr/lib/dracut: install dracut-core (scripts/bootstrap)"; exit 1; }
+[ -d /usr/lib/dracut/modules.d/99base ] || { echo "1..0 # SKIP /usr/lib/dracut/modules.d/99base is missing: install dracut-core (scripts/bootstrap)"; exit 0; }
+echo "1..22"
 
 mkdir -p "$T/base/modules.d" "$T/conf" "$T/tmp" "$T/bin"
 for e in /usr/lib/dracut/*; do

@@ -41,9 +41,9 @@ tpm_up() {
 	not_ok "$1"; sed 's/^/# /' "$T/swtpm.log"
 }
 
-echo "1..116"
 need clevis jose socat curl swtpm tpm2_pcrread cpio unmkinitramfs /usr/libexec/tangd /usr/libexec/tangd-keygen \
 	/usr/libexec/tangd-rotate-keys
+echo "1..116"
 
 # An initramfs image as mkinitramfs would hold these JWEs (same paths), gzip'ed cpio.
 make_image() {
