@@ -39,6 +39,9 @@ for u in fdekit-opal-unlock.service fdekit-opal-unlock@data.service \
 	fdekit-opal-sleep-guard.service fdekit-opal-regen-done.service; do
 	if ! command -v systemd-analyze >/dev/null 2>&1; then
 		ok "$u: systemd-analyze verify # SKIP no systemd-analyze"
+	elif [ ! -d /run/systemd ] && [ "$(id -u)" -ne 0 ]; then
+		# It needs /run/systemd, which a user cannot make (a build chroot).
+		ok "$u: systemd-analyze verify # SKIP no /run/systemd"
 	elif verify "$u"; then
 		ok "$u: systemd-analyze verify says nothing"
 	else
