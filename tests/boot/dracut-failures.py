@@ -22,6 +22,16 @@ NVMe over fabrics):
             up for Tang down again; the booted root sees it without an
             address and down, while the storage NIC, which carries the
             drive, keeps its own.
+  unanswered  dracut with its systemd modules, Tang refusing, nobody at
+            the console: the prompt ends by itself, no password request
+            (/run/systemd/ask-password/ask.*) is left behind, and
+            dracut-initqueue, which does not count towards its timeout while
+            one exists, gives up ("Could not boot") within the bound the
+            scenario states; the test module's emergency hook lists the
+            requests still open. With --old-askpass the image's askpass
+            behaves as before its fix (no timeout of its own, SIGKILL at
+            the prompt's end): the request stays, the boot hangs until QEMU
+            is stopped, and this scenario fails.
 
 No ip= and no BOOTIF= on these command lines: the module brings the Tang
 NIC up itself (BOOTIF= would have dracut wait for that NIC's DHCP whatever
@@ -54,6 +64,33 @@ DRACUT_ARGS = "rd.shell=0 rd.emergency=reboot rd.retry=120"
 # ...and no ip=/BOOTIF= (Env.boot's network part of the command line).
 NET = {"net_args": ""}
 
+# The unanswered prompt's boot. The module's prompt budget is fixed (it
+# passes opalctl --prompt-timeout 120; no command-line setting), so the
+# bound is made short by the rest: rd.fdekit.timeout=20, and rd.retry=25,
+# enough for the try at rd.fdekit.timeout to come before dracut's give-up
+# even at the loop's fastest (2 * 25 rounds of at least 0.5 s each).
+UNANSWERED_TIMEOUT = 20
+PROMPT_BUDGET = 120
+UNANSWERED_RETRY = 25
+# One counted round of dracut-initqueue's main loop: its 0.5 s sleep, two
+# udevadm settle, the settled hooks (and from 2/3 of rd.retry on, the
+# timeout hooks and their warnings). Measured under TCG on the 2-core host:
+# 1.1 to 2.5 s (60 rounds in 153 s at worst); bounded at 4 s for a loaded
+# machine.
+ROUND = 4.0
+# From opalctl's first failed attempt (the try started before it): the
+# prompt ends, by systemd-ask-password's own timeout, within the try's bound
+# (what is left of rd.fdekit.timeout; 5 s at the deadline) + PROMPT_BUDGET,
+# +1 s of whole-second rounding: 141 s. Then dracut-initqueue gives up
+# after at most 2 * rd.retry counted rounds: 141 + 50 * 4 = 341 s.
+PROMPT_END = UNANSWERED_TIMEOUT + PROMPT_BUDGET + 1
+UNANSWERED_BOUND = PROMPT_END + 2 * UNANSWERED_RETRY * ROUND
+# QEMU is stopped after this (a boot that hangs): the bound, and up to 90 s
+# of boot before the first attempt.
+UNANSWERED_QEMU = int(UNANSWERED_BOUND) + 90
+# What the test module's emergency hook prints when dracut gives up.
+EMERGENCY = r"^fdekit-test: emergency hook \((\S+)\): ask-password requests: (.*)$"
+
 
 def since(marks, a, b):
     """Seconds from mark a to mark b of the last boot, None if one is missing."""
@@ -66,7 +103,7 @@ def fmt(v):
     return "never" if v is None else f"{v:.1f} s"
 
 
-def scenarios(tap, env, t, k, descs, only):
+def scenarios(tap, env, t, k, descs, only, old_askpass=False):
     a = t["a"]
 
     def entry(jwe, user, extra):
@@ -176,7 +213,62 @@ def scenarios(tap, env, t, k, descs, only):
                      f"{kept.group(0) if kept else None}, root at {fmt(m.get('root'))} "
                      f"(bound 120), Tang requests: {recs}\n{diag}")]
 
-    # (d) No boot: a table the boot could not use fails the image's build.
+    # (d) systemd in the initramfs, Tang refusing, and nobody answers the
+    # prompt. Before the askpass's fix, opalctl ended the unanswered
+    # systemd-ask-password with SIGKILL at the prompt's bound; its request
+    # file stayed, dracut-initqueue skipped its timeout counter while it
+    # existed, so neither the timeout hooks nor the give-up ever came: no
+    # emergency, no "Could not boot", the unattended boot hung until a
+    # power cycle. Now systemd-ask-password times out by itself ("Timer
+    # expired") within PROMPT_END (141 s) of the first failed attempt,
+    # dracut gives up within UNANSWERED_BOUND (341 s) of it, the emergency
+    # hook lists no request left, QEMU ends by itself (rd.emergency=reboot).
+    # (fdekit's info() lines, TRY among them, go to the journal only where
+    # systemd runs the initqueue: opalctl's own lines mark the try.)
+    def unanswered():
+        jwe, user = env.bind("dr-unanswered", "tang",
+                             f'{{"url":"http://10.0.2.2:{t["refused"]}","adv":"{a["adv"]}"}}')
+        table = env.write_table("dr-unanswered", [entry(jwe, user, "retry=1,fallback=prompt")])
+        initrd, files = env.dracut(k, table, "dr-unanswered", "systemd systemd-initrd dracut-systemd")
+        hooks = sorted(f for f in files if re.search(r"hooks/(shutdown-)?emergency/.*emergency-asks", f))
+        args = (f"rd.fdekit.timeout={UNANSWERED_TIMEOUT} rd.shell=0 rd.emergency=reboot "
+                f"rd.retry={UNANSWERED_RETRY}" + (" fdekit.test.old-askpass=1" if old_askpass else ""))
+        env.start_drive()
+        try:
+            text, rc, typed = env.boot(
+                k, initrd, args, timeout=UNANSWERED_QEMU, **NET,
+                watch={"attempt": r"opalctl: root: attempt 1 of", "prompt": ASK,
+                       "expired": r"Failed to query password: Timer expired",
+                       "gave-up": r"Could not boot", "hook": EMERGENCY,
+                       "root": f"^{bt.ROOT_MARK} "})
+        finally:
+            env.stop_drive()
+        m = env.last_marks
+        hook = re.search(EMERGENCY, text, re.M)
+        left = hook.group(2).strip() if hook else None
+        to_expired = since(m, "attempt", "expired")
+        to_gave_up = since(m, "attempt", "gave-up")
+        unlocked = re.search(r"range 1 unlocked", text) is not None
+        locked = env.range1_locked()
+        old = "the askpass as before its fix" in text
+        tap.diag(f"unanswered boot: failed attempt {fmt(m.get('attempt'))}, prompt "
+                 f"{fmt(m.get('prompt'))}, prompt timed out {fmt(m.get('expired'))}, gave up "
+                 f"{fmt(m.get('gave-up'))}, emergency hook {fmt(m.get('hook'))}, end "
+                 f"{fmt(m['end'])} (from QEMU's start; QEMU stopped at {UNANSWERED_QEMU} s)")
+        ok = (len(hooks) == 2 and old == old_askpass and "prompt" in m and not typed
+              and to_expired is not None and to_expired <= PROMPT_END
+              and to_gave_up is not None and to_gave_up <= UNANSWERED_BOUND
+              and hook is not None and left == "none" and rc is not None
+              and "root" not in m and not unlocked and locked)
+        return [(ok, f"emergency hooks in the image: {hooks}, old askpass: {old}, prompt shown: "
+                     f"{'prompt' in m}, answered: {typed}, failed attempt to the prompt's own "
+                     f"timeout {fmt(to_expired)} (bound {PROMPT_END}), to dracut's give-up "
+                     f"{fmt(to_gave_up)} (bound {UNANSWERED_BOUND:.0f}), emergency hook: "
+                     f"{hook.group(0) if hook else None}, qemu exit: {rc}, root reached: "
+                     f"{'root' in m}, unlocked: {unlocked}, range 1 locked afterwards: {locked}\n"
+                     f"{bt.tail(text)}")]
+
+    # (e) No boot: a table the boot could not use fails the image's build.
     def bad_table():
         key = env.path("data.key")
         with open(key, "w") as f:
@@ -201,14 +293,17 @@ def scenarios(tap, env, t, k, descs, only):
     run("no-dhcp", no_dhcp)
     run("agent", agent)
     run("net-down", net_down)
+    run("unanswered", unanswered)
 
 
 def main():
     ap = bt.harness_args(__doc__.splitlines()[0],
                          "guest kernel release (default: the first of /boot, as boot-test.py)")
     ap.add_argument("--only", action="append", default=[],
-                    choices=["bad-table", "no-dhcp", "agent", "net-down"],
+                    choices=["bad-table", "no-dhcp", "agent", "net-down", "unanswered"],
                     help="run only these (repeatable)")
+    ap.add_argument("--old-askpass", action="store_true",
+                    help="unanswered: the askpass as before its fix; that scenario must fail")
     args = ap.parse_args()
     # What boot-test.py's Env reads and this test does not set.
     args.unlock_timeout = 120
@@ -223,6 +318,7 @@ def main():
         "no-dhcp": f"{k}: dracut, no DHCP on the Tang NIC, fallback=prompt: no rd.neednet in the image, nothing waits for the network, no DHCP on the storage NIC, one try at rd.fdekit.timeout=20 within 30 s of the network step, the console prompt 10 s after and within 75 s of QEMU's start, the Admin1 key typed over the serial line (not echoed) unlocks, root within 60 s of the prompt, the boot within 120 s",
         "agent": f"{k}: dracut with systemd, no plymouth, Tang refusing: the prompt goes through the password agent (systemd-tty-ask-password-agent on the console, masked) within 20 s of the failed key attempt, the Admin1 key typed there unlocks, root within 60 s, the boot within 200 s",
         "net-down": f"{k}: dracut, Tang answering: unlocked with no prompt, then the NIC brought up for Tang is taken down: in the booted root it has no address and is down, the storage NIC carrying the drive keeps its own; root within 120 s",
+        "unanswered": f"{k}: dracut with systemd, Tang refusing, nobody answers the prompt: systemd-ask-password times out by itself within {PROMPT_END} s of the failed attempt (rd.fdekit.timeout={UNANSWERED_TIMEOUT} + the {PROMPT_BUDGET} s prompt budget + 1), dracut gives up (Could not boot) within {UNANSWERED_BOUND:.0f} s of it (+ rd.retry={UNANSWERED_RETRY}: {2 * UNANSWERED_RETRY} initqueue rounds of at most {ROUND:.0f} s), no password request left (emergency hook), QEMU ends by itself, range 1 stays locked",
     }
 
     if os.path.exists(args.work):
@@ -252,7 +348,7 @@ def main():
             tap.bail_rest("host setup failed", descs.values())
             return 1
         started = time.monotonic()
-        scenarios(tap, env, t, k, descs, set(args.only))
+        scenarios(tap, env, t, k, descs, set(args.only), args.old_askpass)
         tap.diag(f"scenarios took {time.monotonic() - started:.0f} s")
     finally:
         env.cleanup()

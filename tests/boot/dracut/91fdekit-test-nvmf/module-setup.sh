@@ -9,6 +9,13 @@
 #   fdekit.test.nvmf=ADDR,PORT,NQN       the target, reached through it
 # Without fdekit.test.storage the drive is connected from initqueue/online,
 # through the network fdekit brought up.
+#
+# When dracut gives up (emergency_shell, also with rd.shell=0, sources the
+# emergency hooks; systemd's emergency.service the shutdown-emergency ones
+# then), a line lists the systemd password requests still open:
+#   fdekit-test: emergency hook (HOOK): ask-password requests: none|ask.*...
+# fdekit.test.old-askpass=1 replaces fdekit's askpass by one that behaves as
+# before its fix (old-ask-password.sh), to show what the boot test catches.
 
 # called by dracut
 check() {
@@ -31,6 +38,10 @@ install() {
     inst_script "$moddir/storage-nic.sh" /sbin/fdekit-test-storage-nic
     inst_hook pre-udev 30 "$moddir/storage-rules.sh"
     inst_hook initqueue/online 20 "$moddir/nvmf-online.sh"
-    inst_multiple modprobe ip
+    inst_hook emergency 99 "$moddir/emergency-asks.sh"
+    inst_hook shutdown-emergency 99 "$moddir/emergency-asks.sh"
+    inst_script "$moddir/old-ask-password.sh" /usr/lib/fdekit-test/old-ask-password
+    inst_hook pre-udev 31 "$moddir/old-askpass.sh"
+    inst_multiple modprobe ip setsid cat
     dracut_need_initqueue
 }
