@@ -219,8 +219,11 @@ def scenarios(tap, env, t, k, descs, only, old_askpass=False):
     # file stayed, dracut-initqueue skipped its timeout counter while it
     # existed, so neither the timeout hooks nor the give-up ever came: no
     # emergency, no "Could not boot", the unattended boot hung until a
-    # power cycle. Now systemd-ask-password times out by itself ("Timer
-    # expired") within PROMPT_END (141 s) of the first failed attempt,
+    # power cycle. Now the prompt ends by itself: systemd-ask-password's own
+    # timeout ("Timer expired") or opalctl's SIGTERM at its prompt budget,
+    # whichever comes first (either removes the request; the console shows
+    # it only sometimes under systemd, and when it does, within PROMPT_END,
+    # 141 s, of the first failed attempt),
     # dracut gives up within UNANSWERED_BOUND (341 s) of it, the emergency
     # hook lists no request left, QEMU ends by itself (rd.emergency=reboot).
     # (fdekit's info() lines, TRY among them, go to the journal only where
@@ -238,7 +241,8 @@ def scenarios(tap, env, t, k, descs, only, old_askpass=False):
             text, rc, typed = env.boot(
                 k, initrd, args, timeout=UNANSWERED_QEMU, **NET,
                 watch={"attempt": r"opalctl: root: attempt 1 of", "prompt": ASK,
-                       "expired": r"Failed to query password: Timer expired",
+                       "expired": r"Failed to query password: Timer expired|"
+                                  r"root: failed: no passphrase given in time",
                        "gave-up": r"Could not boot", "hook": EMERGENCY,
                        "root": f"^{bt.ROOT_MARK} "})
         finally:
@@ -256,7 +260,7 @@ def scenarios(tap, env, t, k, descs, only, old_askpass=False):
                  f"{fmt(m.get('gave-up'))}, emergency hook {fmt(m.get('hook'))}, end "
                  f"{fmt(m['end'])} (from QEMU's start; QEMU stopped at {UNANSWERED_QEMU} s)")
         ok = (len(hooks) == 2 and old == old_askpass and "prompt" in m and not typed
-              and to_expired is not None and to_expired <= PROMPT_END
+              and (to_expired is None or to_expired <= PROMPT_END)
               and to_gave_up is not None and to_gave_up <= UNANSWERED_BOUND
               and hook is not None and left == "none" and rc is not None
               and "root" not in m and not unlocked and locked)
@@ -318,7 +322,7 @@ def main():
         "no-dhcp": f"{k}: dracut, no DHCP on the Tang NIC, fallback=prompt: no rd.neednet in the image, nothing waits for the network, no DHCP on the storage NIC, one try at rd.fdekit.timeout=20 within 30 s of the network step, the console prompt 10 s after and within 75 s of QEMU's start, the Admin1 key typed over the serial line (not echoed) unlocks, root within 60 s of the prompt, the boot within 120 s",
         "agent": f"{k}: dracut with systemd, no plymouth, Tang refusing: the prompt goes through the password agent (systemd-tty-ask-password-agent on the console, masked) within 20 s of the failed key attempt, the Admin1 key typed there unlocks, root within 60 s, the boot within 200 s",
         "net-down": f"{k}: dracut, Tang answering: unlocked with no prompt, then the NIC brought up for Tang is taken down: in the booted root it has no address and is down, the storage NIC carrying the drive keeps its own; root within 120 s",
-        "unanswered": f"{k}: dracut with systemd, Tang refusing, nobody answers the prompt: systemd-ask-password times out by itself within {PROMPT_END} s of the failed attempt (rd.fdekit.timeout={UNANSWERED_TIMEOUT} + the {PROMPT_BUDGET} s prompt budget + 1), dracut gives up (Could not boot) within {UNANSWERED_BOUND:.0f} s of it (+ rd.retry={UNANSWERED_RETRY}: {2 * UNANSWERED_RETRY} initqueue rounds of at most {ROUND:.0f} s), no password request left (emergency hook), QEMU ends by itself, range 1 stays locked",
+        "unanswered": f"{k}: dracut with systemd, Tang refusing, nobody answers the prompt: it ends by itself (systemd-ask-password's timeout or opalctl's SIGTERM; when the console shows which, within {PROMPT_END} s of the failed attempt: rd.fdekit.timeout={UNANSWERED_TIMEOUT} + the {PROMPT_BUDGET} s prompt budget + 1), dracut gives up (Could not boot) within {UNANSWERED_BOUND:.0f} s of it (+ rd.retry={UNANSWERED_RETRY}: {2 * UNANSWERED_RETRY} initqueue rounds of at most {ROUND:.0f} s), no password request left (emergency hook), QEMU ends by itself, range 1 stays locked",
     }
 
     if os.path.exists(args.work):
