@@ -32,10 +32,23 @@ virtio-crypto; then apt purge leaves nothing behind.
    The host checks that no password was asked and, after a power cycle, that
    range 1 is locked again.
 
+--initramfs dracut (trixie): the system has dracut instead of
+initramfs-tools, fdekit-opal-dracut instead of fdekit-opal-initramfs (no
+xts-offload-dkms), NetworkManager as a trixie desktop or server has it (so
+dracut's network-manager module brings the network up for Tang), the LUKS
+root opened by systemd-cryptsetup in the initramfs (rd.luks.* on the
+kernel command line, its key file added by a dracut.conf.d file). Two
+boots: Tang up (unattended, key=clevis in /run/fdekit/root, nothing of the
+unlock left), then Tang down (the recovery-key prompt through systemd's
+password agent on the serial console, the Admin1 key typed there unlocks,
+key=passphrase, saved_for_resume=no, no password request left).
+
 Test-only pieces, each saying so: the init-premount script that connects the
 drive over NVMe/TCP (tests/boot/initramfs-tools/nvmf-connect, what firmware
 or an nvmf boot does on a real machine), the setup boot's init script, and
-the report unit. Everything else comes from the packages and Debian.
+the report unit; with dracut the test's module 91fdekit-test-nvmf (the same
+job) and the NetworkManager file leaving the storage NIC alone. Everything
+else comes from the packages and Debian.
 
 Output is TAP, with the time of each step.
 """
@@ -54,9 +67,20 @@ import uuid
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
 
-spec = importlib.util.spec_from_file_location("boot_test", os.path.join(HERE, "boot-test.py"))
-bt = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(bt)
+# No byte-code cache written next to the harnesses, in the source tree.
+sys.dont_write_bytecode = True
+
+
+def _load(name, file):
+    sp = importlib.util.spec_from_file_location(name, os.path.join(HERE, file))
+    mod = importlib.util.module_from_spec(sp)
+    sp.loader.exec_module(mod)
+    return mod
+
+
+bt = _load("boot_test", "boot-test.py")
+dn = _load("dracut_network", "dracut-network.py")     # listing(): an image's files
+df = _load("dracut_failures", "dracut-failures.py")   # DRACUT_ARGS
 SetupError, run, Server, free_port = bt.SetupError, bt.run, bt.Server, bt.free_port
 
 SERIAL = "FDEKITSYS001"
@@ -83,6 +107,17 @@ BASE = ["systemd", "systemd-sysv", "udev", "linux-image-amd64", "linux-headers-a
         # systemd recommends it (mmdebstrap installs no recommends): logind,
         # which the sleep guard's inhibitor asks, needs the bus.
         "dbus"]
+# --initramfs dracut: dracut and fdekit's dracut module instead; the LUKS
+# root opened by systemd-cryptsetup (its own package since trixie);
+# NetworkManager; no headers (no DKMS). dracut first: it conflicts with
+# initramfs-tools, the kernel's first choice of an initramfs tool.
+PACKAGES_DRACUT = ["opalctl", "fdekit-opal-dracut"]
+BASE_DRACUT = ["dracut", "dracut-network", "network-manager", "systemd-cryptsetup"] + [
+    p for p in BASE if p not in ("initramfs-tools", "busybox", "cryptsetup-initramfs",
+                                 "linux-headers-amd64")]
+# A password asked at boot where systemd runs the initramfs: fdekit's
+# recovery-key prompt, systemd-cryptsetup's.
+ASKED_DRACUT = re.compile(ASKED.pattern + "|" + bt.ASK + "|Please enter passphrase")
 DEBIAN_NUM = {"bookworm": 12, "trixie": 13}
 TANG_MAC = bt.TANG_MAC
 STORAGE_MAC = bt.STORAGE_MAC
@@ -152,7 +187,8 @@ etc_state() {
 
 REPORT_SCRIPT = r"""#!/bin/sh
 # Test only (fdekit's whole-system test): report from the booted system over
-# the serial line, then purge fdekit's packages and report what is left.
+# the serial line; with initramfs-tools, then purge fdekit's packages and
+# report what is left.
 # Started by fdekit-system-test.service; the system powers off afterwards.
 M=FDEKIT-SYS
 say() { echo "$M $*"; }
@@ -170,7 +206,25 @@ dm=$(basename "$(readlink -f /dev/mapper/@MAPPING@)")
 say root-slaves "$(ls /sys/block/"$dm"/slaves 2>/dev/null | tr '\n' ' ')"
 say root-table "$(dmsetup table @MAPPING@ | awk '{print $1, $2, $3, $4}')"
 say dm-type "$(dmsetup info -c --noheadings -o uuid @MAPPING@)"
-awk '/^name/ { n = $3 } /^driver/ { d = $3 } /^refcnt/ { r = $3 } /^selftest/ { s = $3 }
+@UNLOCK@@OFFLOAD_PURGE@sync
+systemctl poweroff --no-block
+"""
+
+# What the initramfs recorded of its unlock (opalctl --state-dir /run/fdekit),
+# and what of it is left: processes, opalctl's curl directories, systemd
+# password requests; the unlock's journal lines.
+UNLOCK_REPORT = r"""for f in /run/fdekit/*; do
+	[ -f "$f" ] && say "state-${f##*/}" "$(tr '\n' ' ' <"$f")"
+done
+say left-processes "$(cat /proc/[0-9]*/comm 2>/dev/null | grep -E '^(clevis|curl|jose|opalctl)' | sort -u | tr '\n' ' ')"
+say left-curl "$(ls -d /run/fdekit-curl.* 2>/dev/null | tr '\n' ' ')"
+say left-asks "$(ls -d /run/systemd/ask-password/ask.* 2>/dev/null | tr '\n' ' ')"
+journalctl -b --no-pager -o short-monotonic 2>/dev/null |
+	grep -E 'fdekit|opalctl|systemd-cryptsetup|nm-initrd' | head -n 80 | sed 's/^/FDEKIT-JOURNAL /'
+"""
+
+# initramfs-tools mode: the offload engine, then apt purge and what is left.
+REPORT_OFFLOAD_PURGE = r"""awk '/^name/ { n = $3 } /^driver/ { d = $3 } /^refcnt/ { r = $3 } /^selftest/ { s = $3 }
      /^$/ { if (d == "xts-aes-offload") print "FDEKIT-SYS crypto", n, d, "refcnt=" r, "selftest=" s; n = d = r = s = "" }' /proc/crypto
 say modules "$(lsmod | awk 'NR > 1 { print $1 }' | grep -E '^(xts_offload|xts_offload_virtio|virtio_crypto)$' | sort | tr '\n' ' ')"
 say engines "$(ls -d /sys/bus/virtio/drivers/xts_offload/virtio* 2>/dev/null | tr '\n' ' ')"
@@ -210,8 +264,6 @@ say files-after "$(find /usr/src /var/lib/dkms /usr/lib/fdekit /usr/share/fdekit
 say packages-after "$(dpkg-query -W -f '${Package}:${db:Status-Abbrev} ' @PACKAGES@ 2>/dev/null)"
 etc_state FDEKIT-ETC-PURGED
 say done
-sync
-systemctl poweroff --no-block
 """
 
 REPORT_UNIT = """# Test only (fdekit's whole-system test): the report over the serial line.
@@ -279,6 +331,9 @@ class System:
     def __init__(self, args):
         self.args = args
         self.dist = args.dist
+        self.dracut = args.initramfs == "dracut"
+        self.packages = PACKAGES_DRACUT if self.dracut else PACKAGES
+        self.base = BASE_DRACUT if self.dracut else BASE
         self.work = os.path.abspath(args.work)
         self.root = self.path("root")
         self.servers = []
@@ -311,13 +366,13 @@ class System:
 
     def make_chroot(self):
         deps = set()
-        for p in PACKAGES:
+        for p in self.packages:
             out = run(["dpkg-deb", "-f", self.deb(p), "Depends"]).stdout.decode()
             for d in out.split(","):
                 d = re.sub(r"\(.*?\)", "", d.split("|")[0]).strip()
-                if d and d not in PACKAGES:
+                if d and d not in self.packages:
                     deps.add(d)
-        include = ",".join(BASE + sorted(deps))
+        include = ",".join(self.base + sorted(deps))
         if os.path.exists(self.root):
             shutil.rmtree(self.root)
         sources = [f"deb {self.mirror} {self.dist} main",
@@ -340,11 +395,18 @@ class System:
         self.etc_before = etc_state(self.root)
         d = os.path.join(self.root, "tmp", "debs")
         os.makedirs(d, exist_ok=True)
-        for p in PACKAGES:
+        for p in self.packages:
             shutil.copy2(self.deb(p), d)
+        # dracut: an image for the setup boot, if the kernel's and the
+        # packages' hooks left none.
+        initrd = f"/boot/initrd.img-{self.kver}"
         out = chroot(self.root, "apt-get install -y -q --no-install-recommends "
-                     + " ".join(f"/tmp/debs/{os.path.basename(self.deb(p))}" for p in PACKAGES)
-                     + "\nrm -rf /tmp/debs\napt-get clean\n")
+                     + " ".join(f"/tmp/debs/{os.path.basename(self.deb(p))}" for p in self.packages)
+                     + "\nrm -rf /tmp/debs\napt-get clean\n"
+                     + (f"[ -s {initrd} ] || dracut --force {initrd} {self.kver}\n"
+                        f"dpkg-query -W -f '${{Package}}:${{db:Status-Abbrev}}\\n' "
+                        + " ".join(self.packages) + " dracut initramfs-tools 2>&1 || true\n"
+                        if self.dracut else ""))
         with open(self.path("install.log"), "w") as f:
             f.write(out)
         self.install_log = out
@@ -366,6 +428,64 @@ class System:
             written.append(rel)
         put("/etc/hostname", "fdekit-system\n")
         put("/etc/fstab", f"/dev/mapper/{MAPPING} / ext4 errors=remount-ro 0 1\n")
+        if self.dracut:
+            self.dracut_admin_files(put)
+        else:
+            self.initramfs_tools_admin_files(put)
+        # The serial line carries the report: no getty on it (its vhangup
+        # would cut the report's output off).
+        os.symlink("/dev/null", os.path.join(r, "etc/systemd/system/serial-getty@ttyS0.service"))
+        written.append("/etc/systemd/system/serial-getty@ttyS0.service")
+        wants = os.path.join(r, "etc/systemd/system/multi-user.target.wants")
+        os.makedirs(wants, exist_ok=True)
+        os.symlink("/etc/systemd/system/fdekit-system-test.service",
+                   os.path.join(wants, "fdekit-system-test.service"))
+        written += ["/etc/systemd/system/multi-user.target.wants",
+                    "/etc/systemd/system/multi-user.target.wants/fdekit-system-test.service",
+                    "/etc/fdekit/opaltab", "/etc/fdekit/root.jwe"]
+        self.user_written = set(written)
+        # The directories those files made.
+        for w in list(self.user_written):
+            d = os.path.dirname(w)
+            while d not in ("/", "/etc"):
+                self.user_written.add(d)
+                d = os.path.dirname(d)
+
+    def report(self, put):
+        put("/usr/local/sbin/fdekit-system-test",
+            REPORT_SCRIPT.replace("@UNLOCK@", UNLOCK_REPORT)
+            .replace("@OFFLOAD_PURGE@", "" if self.dracut else REPORT_OFFLOAD_PURGE)
+            .replace("@ETC@", GUEST_ETC).replace("@MAPPING@", MAPPING)
+            .replace("@PACKAGES@", " ".join(self.packages)), 0o755)
+        put("/etc/systemd/system/fdekit-system-test.service", REPORT_UNIT)
+
+    def dracut_admin_files(self, put):
+        """dracut's admin: the LUKS key file, found by systemd-cryptsetup
+        by the mapping's name (/etc/cryptsetup-keys.d/NAME.key, in the
+        initramfs and in the root), carried by a dracut.conf.d file; Debian's
+        dracut makes generic images, which carry no crypttab: the boot
+        loader's command line names the LUKS device (rd.luks.*)."""
+        put("/etc/cryptsetup-keys.d/fdekitroot.key", self.key, 0o600)
+        put("/etc/crypttab", f"{MAPPING} UUID={self.luks_uuid} none luks,discard\n")
+        put("/etc/dracut.conf.d/10-fdekitroot-key.conf",
+            "# The root's LUKS key in the initramfs (the image is root's alone)\n"
+            'install_items+=" /etc/cryptsetup-keys.d/fdekitroot.key "\n')
+        # Test only: the drive over NVMe/TCP (firmware's job on a real
+        # machine), its NIC left alone by NetworkManager in the root (as an
+        # admin does for an NVMe/TCP or iSCSI NIC), and the report unit.
+        mods = os.path.join(self.root, "usr/lib/dracut/modules.d/91fdekit-test-nvmf")
+        if os.path.exists(mods):
+            shutil.rmtree(mods)
+        shutil.copytree(os.path.join(HERE, "dracut", "91fdekit-test-nvmf"), mods)
+        put("/etc/dracut.conf.d/90-fdekit-test-nvmf.conf",
+            "# Test only: the drive over NVMe/TCP\n"
+            'add_dracutmodules+=" fdekit-test-nvmf "\n')
+        put("/etc/NetworkManager/conf.d/90-fdekit-test-storage.conf",
+            "# Test only: the NIC that carries the root's NVMe/TCP drive\n"
+            f"[keyfile]\nunmanaged-devices=mac:{STORAGE_MAC}\n")
+        self.report(put)
+
+    def initramfs_tools_admin_files(self, put):
         # The LUKS key in the initramfs (root's alone: UMASK=0077), as for a
         # root whose passphrase nobody types: the Opal range below is what
         # Tang unlocks.
@@ -385,28 +505,7 @@ class System:
         # machine) and the report unit.
         with open(os.path.join(HERE, "initramfs-tools", "nvmf-connect")) as f:
             put("/etc/initramfs-tools/scripts/init-premount/fdekit-test-nvmf", f.read(), 0o755)
-        put("/usr/local/sbin/fdekit-system-test",
-            REPORT_SCRIPT.replace("@ETC@", GUEST_ETC).replace("@MAPPING@", MAPPING)
-            .replace("@PACKAGES@", " ".join(PACKAGES)), 0o755)
-        put("/etc/systemd/system/fdekit-system-test.service", REPORT_UNIT)
-        # The serial line carries the report: no getty on it (its vhangup
-        # would cut the report's output off).
-        os.symlink("/dev/null", os.path.join(r, "etc/systemd/system/serial-getty@ttyS0.service"))
-        written.append("/etc/systemd/system/serial-getty@ttyS0.service")
-        wants = os.path.join(r, "etc/systemd/system/multi-user.target.wants")
-        os.makedirs(wants, exist_ok=True)
-        os.symlink("/etc/systemd/system/fdekit-system-test.service",
-                   os.path.join(wants, "fdekit-system-test.service"))
-        written += ["/etc/systemd/system/multi-user.target.wants",
-                    "/etc/systemd/system/multi-user.target.wants/fdekit-system-test.service",
-                    "/etc/fdekit/opaltab", "/etc/fdekit/root.jwe"]
-        self.user_written = set(written)
-        # The directories those files made.
-        for w in list(self.user_written):
-            d = os.path.dirname(w)
-            while d not in ("/", "/etc"):
-                self.user_written.add(d)
-                d = os.path.dirname(d)
+        self.report(put)
 
     # --- 3. the drive, Tang, and the bind in the image ------------------------
     def make_drive(self, blocks):
@@ -456,7 +555,12 @@ class System:
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
         return p.returncode == 3
 
-    def qemu(self, kernel, initrd, append, drives=(), timeout=900, tag="boot", crypto=False):
+    def qemu(self, kernel, initrd, append, drives=(), timeout=900, tag="boot", crypto=False,
+             answers=()):
+        """Returns (console text, QEMU's exit status or None on timeout,
+        seconds). answers: (regex, text) pairs, each typed on the serial
+        console a second after the regex first matches it (after a program
+        turned echo off); self.typed lists the regexes answered."""
         cmdline = f"console=ttyS0 panic=-1 {append}"
         cmd = [self.args.qemu, "-accel", self.args.accel, "-cpu", "max", "-m", "1536",
                "-smp", "1", "-nodefaults", "-display", "none", "-no-reboot",
@@ -472,17 +576,62 @@ class System:
                     "-device", "virtio-crypto-pci,id=crypto0,cryptodev=cryptodev0"]
         log = self.path(f"console-{tag}.log")
         start = time.monotonic()
+        pending, self.typed = list(answers), []
+
+        def console():
+            with open(log, "rb") as f:
+                return bt.ANSI.sub("", f.read().decode(errors="replace"))
         with open(log, "wb") as f:
-            try:
-                p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=f,
-                                   stderr=subprocess.STDOUT, timeout=timeout)
-                rc = p.returncode
-            except subprocess.TimeoutExpired:
-                rc = None
-        took = time.monotonic() - start
-        with open(log, "rb") as f:
-            text = bt.ANSI.sub("", f.read().decode(errors="replace"))
-        return text, rc, took
+            p = subprocess.Popen(cmd, stdin=subprocess.PIPE if answers else subprocess.DEVNULL,
+                                 stdout=f, stderr=subprocess.STDOUT)
+            rc = None
+            while True:
+                try:
+                    rc = p.wait(timeout=0.5)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                if time.monotonic() - start > timeout:
+                    p.kill()
+                    p.wait()
+                    break
+                for rx, answer in [a for a in pending if re.search(a[0], console())]:
+                    time.sleep(1.0)
+                    p.stdin.write(answer.encode() + b"\n")
+                    p.stdin.flush()
+                    pending.remove((rx, answer))
+                    self.typed.append(rx)
+            if p.stdin:
+                p.stdin.close()
+        return console(), rc, time.monotonic() - start
+
+    def boot_system(self, append, tag, answers=()):
+        """Serve the drive (a power-on), boot the image's kernel and
+        initramfs with root on the mapping, stop the drive. Returns (console
+        text, QEMU's exit status, seconds, Tang requests during the boot)."""
+        self.start_drive()
+        before = bt.Env.tang_requests(self.tang)
+        try:
+            nvmf = (f"fdekit.test.storage={STORAGE_MAC},{bt.STORAGE_CIDR} "
+                    f"fdekit.test.nvmf={bt.STORAGE_HOST},{self.nvme_port},{NQN}")
+            text, rc, took = self.timer(
+                tag, self.qemu, os.path.join(self.root, "boot", f"vmlinuz-{self.kver}"),
+                os.path.join(self.root, "boot", f"initrd.img-{self.kver}"),
+                f"root=/dev/mapper/{MAPPING} {append} {nvmf}", timeout=self.args.boot_timeout,
+                tag=tag, crypto=not self.dracut, answers=answers)
+        finally:
+            self.stop_drive()
+        return text, rc, took, bt.Env.tang_requests(self.tang) - before
+
+    def build_initramfs(self):
+        """The admin rebuilds the initramfs: (its files, the output)."""
+        initrd = f"/boot/initrd.img-{self.kver}"
+        if self.dracut:
+            out = chroot(self.root, f"dracut --force {initrd} {self.kver}\n")
+            files, self.initramfs_conf = dn.listing(self.root + initrd)
+            return files, out
+        out = chroot(self.root, f"update-initramfs -u -k {self.kver}\nlsinitramfs {initrd}\n")
+        return set(out.split()), out
 
     def bind(self):
         """The setup boot: the image's kernel and the initramfs its triggers
@@ -534,10 +683,7 @@ class System:
         with open(os.path.join(fd, "opaltab"), "w") as f:
             f.write("# NAME DEVICE RANGES KEY OPTIONS\n" + entry + "\n")
         # The admin rebuilds the initramfs, now that there is a table.
-        out = chroot(self.root, f"update-initramfs -u -k {self.kver}\n"
-                     f"lsinitramfs /boot/initrd.img-{self.kver}\n")
-        self.initramfs_files = set(out.split())
-        self.update_log = out
+        self.initramfs_files, self.update_log = self.build_initramfs()
         return took
 
     # --- 4. the image -------------------------------------------------------
@@ -620,9 +766,230 @@ def counters(s):
     return [(int(a), int(b)) for a, b in re.findall(r"requests=(\d+) bytes=(\d+)", s or "")]
 
 
+def kernel_warning(tap, text):
+    """The first kernel warning on the console (starved RCU reports left
+    out, and said so), or None."""
+    kernel, starved = starved_rcu_reports(text)
+    if starved:
+        tap.diag(f"{starved} RCU stall report(s) of a starved grace-period kthread "
+                 "(the host did not run the vCPU) not counted as kernel warnings")
+    warned = WARNED.search(kernel)
+    return warned.group(0) if warned else None
+
+
+def root_on_range(s, mk):
+    """Root on the LUKS2 mapping over partition 1 of the NVMe/TCP drive:
+    (good, what the report said)."""
+    slaves = mk.get("root-slaves", "").split()
+    table = mk.get("root-table", "")
+    good = (mk.get("root-source") == f"/dev/mapper/{MAPPING}"
+            and re.fullmatch(r"nvme\d+n\d+p1|nvme\d+c\d+n\d+p1", slaves[0] if len(slaves) == 1 else "")
+            is not None
+            and re.fullmatch(r"0 \d+ crypt aes-xts-plain64", table) is not None
+            and mk.get("dm-type", "").startswith("CRYPT-LUKS2-" + s.luks_uuid.replace("-", "")))
+    return good, (f"root: {mk.get('root-source')}, slaves: {slaves}, table: {table!r}, "
+                  f"dm uuid: {mk.get('dm-type')}")
+
+
+def unlock_state(mk, name="root"):
+    """/run/fdekit/NAME as the report printed it, as a dict."""
+    return dict(kv.split("=", 1) for kv in mk.get(f"state-{name}", "").split() if "=" in kv)
+
+
+def descriptions(d, dracut):
+    if dracut:
+        return [
+            f"{d}: opalctl and fdekit-opal-dracut installed with apt in a {d} system with dracut (no initramfs-tools) and NetworkManager made by mmdebstrap",
+            f"{d}: opalctl bind in the image's own userland (setup boot of its kernel) sealed range 1's new slot to Tang; dracut in the image carried opalctl, the table, the JWE, clevis, curl, the password agents' askpass, NetworkManager (FDEKIT_NET=network-manager), systemd-cryptsetup and the LUKS key file",
+            f"{d}: Tang up: range 1 locked at power-on, unlocked from Tang through dracut's NetworkManager, nobody asked, no kernel warning, multi-user.target reached, is-system-running: running, root on /dev/mapper/{MAPPING} (LUKS2 over range 1 of the NVMe/TCP drive)",
+            f"{d}: Tang up: /run/fdekit/root says key=clevis; no clevis, curl or jose process and no /run/fdekit-curl.* left in the booted system",
+            f"{d}: Tang down: the prompt 'Recovery key (Admin1) for drive {SERIAL}, range 1 (root; N tries left this boot)' shows through systemd's password agent on the serial console, the Admin1 key typed there (not echoed) unlocks, multi-user.target reached, root on /dev/mapper/{MAPPING}",
+            f"{d}: Tang down: /run/fdekit/root says key=passphrase, saved_for_resume=no (Admin1's key is never saved for S3); no /run/systemd/ask-password/ask.* left",
+            f"{d}: power cycle: range 1 locked again",
+        ]
+    return [
+        f"{d}: fdekit's {d} packages installed with apt in a {d} system made by mmdebstrap; DKMS built xts_offload and xts_offload_virtio for its kernel; the triggers built the initramfs",
+        f"{d}: opalctl bind in the image's own userland (setup boot of its kernel) sealed range 1's new slot to Tang; update-initramfs in the image carried opalctl, the table, the JWE, clevis, cryptroot, the LUKS key file and xts_offload/xts_offload_virtio",
+        f"{d}: boot of the image's own kernel and initramfs: range 1 locked at power-on, unlocked from Tang, no password asked, no kernel warning, multi-user.target reached",
+        f"{d}: systemctl is-system-running: running",
+        f"{d}: root on /dev/mapper/{MAPPING}, LUKS2 aes-xts-plain64 over partition 1 = Opal locking range 1 of the NVMe/TCP drive",
+        f"{d}: the root mapping runs on xts-aes-offload (refcnt > 1, self-test passed), the virtio-crypto engine bound (virtio_crypto not loaded), its counters rising during a 16 MiB direct write",
+        f"{d}: apt purge of {', '.join(PACKAGES)} in the booted system: the rebuilt initramfs has no fdekit or xts_offload file, no DKMS module, no unit, no file of theirs left",
+        f"{d}: after the purge /etc holds nothing of the packages: as before the install but for what the admin wrote and the boot changed",
+        f"{d}: power cycle: range 1 locked again",
+    ]
+
+
+def installed(s, tap, desc):
+    """The install's result."""
+    kv = s.kver
+    if s.dracut:
+        status = dict(re.findall(r"^([a-z0-9.+-]+):(\S+)\s*$", s.install_log, re.M))
+        bad = {p: status.get(p) for p in s.packages + ["dracut"] if status.get(p) != "ii"}
+        itools = status.get("initramfs-tools", "").startswith("i")
+        initrd = os.path.exists(os.path.join(s.root, "boot", f"initrd.img-{kv}"))
+        module = os.path.isdir(os.path.join(s.root, "usr/lib/dracut/modules.d/90fdekit-opal"))
+        tap.result(not bad and not itools and initrd and module, desc,
+                   f"not installed: {bad}, initramfs-tools installed: {itools}, initramfs: "
+                   f"{initrd}, fdekit-opal module: {module}\n" + bt.tail(s.install_log))
+        return
+    dkms_dir = os.path.join(s.root, "lib/modules", kv, "updates/dkms")
+    built = os.listdir(dkms_dir) if os.path.isdir(dkms_dir) else []
+    mods = [f for f in ("xts_offload", "xts_offload_virtio")
+            if not any(n.startswith(f + ".ko") for n in built)]
+    initrd_built = re.search(r"update-initramfs: Generating /boot/initrd.img-" + re.escape(kv),
+                             s.install_log) is not None
+    tap.result(not mods and initrd_built,
+               desc, f"modules missing: {mods}, initramfs built at install: {initrd_built}\n"
+               + bt.tail(s.install_log))
+
+
+def carried(s, tap, desc):
+    """What the rebuilt initramfs carries."""
+    files = s.initramfs_files
+    if s.dracut:
+        base = {f.rsplit("/", 1)[-1] for f in files}
+        need = ["etc/fdekit/opaltab", "etc/fdekit/root.jwe", "usr/lib/fdekit/ask-password",
+                "etc/cryptsetup-keys.d/fdekitroot.key"]
+        bins = ["opalctl", "clevis-decrypt-tang", "curl", "fdekit-opal-unlock", "NetworkManager",
+                "systemd-cryptsetup", "systemd-tty-ask-password-agent", "fdekit-test-nvmf-connect"]
+        missing = [n for n in need if n not in files] + [b for b in bins if b not in base]
+        net = 'FDEKIT_NET="network-manager"' in s.initramfs_conf
+        tap.result(not missing and net, desc,
+                   f"table entry: {s.table_entry}\nmissing: {missing}, FDEKIT_NET network-manager: "
+                   f"{net}\n{s.initramfs_conf}\n" + bt.tail(s.update_log))
+        return
+    need = ["usr/sbin/opalctl", "etc/fdekit/opaltab", "etc/fdekit/root.jwe", "usr/bin/clevis-decrypt-tang",
+            "usr/bin/curl", "cryptroot/crypttab", "scripts/local-top/cryptroot",
+            "scripts/local-top/fdekit-opal", "cryptroot/keyfiles/fdekitroot.key",
+            "etc/modprobe.d/xts-offload-initramfs.conf"]
+    missing = [n for n in need if n not in files]
+    kmods = [m for m in ("xts_offload", "xts_offload_virtio")
+             if not any(re.search(rf"/{m}\.ko", f) for f in files)]
+    tap.result(not missing and not kmods, desc,
+               f"table entry: {s.table_entry}\nmissing: {missing}, modules missing: {kmods}\n"
+               + bt.tail(s.update_log))
+
+
+def initramfs_tools_boot(s, tap, descs, locked_before):
+    """One boot: Tang unlocks, the report, the offload engine, apt purge."""
+    bootif = "01-" + TANG_MAC.replace(":", "-")
+    text, rc, took, recs = s.boot_system(f"ip=dhcp BOOTIF={bootif}", "boot")
+    mk = sys_marks(text)
+    asked = ASKED.search(text)
+    denied = bt.locked_at_boot(text)
+    warned = kernel_warning(tap, text)
+    tap.result(locked_before and denied and recs >= 1 and not asked and not warned
+               and mk.get("multi-user") == "active", descs[2],
+               f"range locked before: {locked_before}, access denied at boot: {denied}, "
+               f"Tang requests: {recs}, asked: {asked.group(0) if asked else None}, "
+               f"kernel warning: {warned}, "
+               f"multi-user: {mk.get('multi-user')}, qemu exit {rc}, {took:.0f} s\n"
+               + bt.tail(text, 80))
+    failed = re.findall(rf"^{MARK} failed (\S+)", text, re.M)
+    tap.result(mk.get("running") == "running", descs[3],
+               f"is-system-running: {mk.get('running')}, failed units: {failed}")
+    good, what = root_on_range(s, mk)
+    tap.result(good, descs[4], what)
+    cr = re.search(rf"^{MARK} crypto xts\(aes\) xts-aes-offload refcnt=(\d+) selftest=(\S+)",
+                   text, re.M)
+    b, a = counters(mk.get("counters-before")), counters(mk.get("counters-after"))
+    rising = len(b) == 1 and len(a) == 1 and a[0][0] > b[0][0] and a[0][1] - b[0][1] >= 16 << 20
+    mods_loaded = mk.get("modules", "").split()
+    tap.result(cr is not None and int(cr.group(1)) > 1 and cr.group(2) == "passed" and rising
+               and "virtio_crypto" not in mods_loaded and "xts_offload_virtio" in mods_loaded
+               and mk.get("write") == "0", descs[5],
+               f"/proc/crypto: {cr.group(0) if cr else None}, counters {b} -> {a}, "
+               f"modules: {mods_loaded}, engines: {mk.get('engines')}, write: {mk.get('write')}")
+    rebuilt = mk.get("initramfs-rebuilt", "").split()
+    purge_ok = (mk.get("purge") == "0" and mk.get("initramfs-after") == ""
+                and len(rebuilt) == 2 and int(rebuilt[0]) >= int(rebuilt[1])
+                and mk.get("modules-after") == "" and mk.get("units-after") == ""
+                and mk.get("files-after") == "" and mk.get("packages-after", "x").strip() == ""
+                and "xts_offload" not in mk.get("dkms-after", "x")
+                and int(mk.get("initramfs-before", "0")) > 0
+                and "update-initramfs: Generating" in "\n".join(
+                    re.findall(r"^FDEKIT-PURGE (.*)$", text, re.M)))
+    tap.result(purge_ok, descs[6], "\n".join(f"{k}: {mk.get(k)!r}" for k in (
+        "purge", "initramfs-before", "initramfs-after", "initramfs-rebuilt", "dkms-before",
+        "dkms-after", "modules-after", "units-before", "units-after", "files-after",
+        "packages-after")) + "\n" + "\n".join(re.findall(r"^FDEKIT-PURGE (.*)$", text, re.M)[-30:]))
+    booted = guest_etc(text, ETC_MARK["before"])
+    purged = guest_etc(text, ETC_MARK["after"])
+    # What booting changed: the booted /etc against the image's.
+    image = s.etc_final = etc_state(s.root)
+    boot_changed = {p for p in set(booted) | set(image) if booted.get(p) != image.get(p)}
+    left = sorted(p for p in set(purged) | set(s.etc_before)
+                  if purged.get(p) != s.etc_before.get(p)
+                  and p not in s.user_written and p not in boot_changed)
+    tap.result(bool(booted) and bool(purged) and not left, descs[7],
+               f"/etc entries: before install {len(s.etc_before)}, booted {len(booted)}, "
+               f"after purge {len(purged)}; changed by the boot: {sorted(boot_changed)}; "
+               f"admin's: {sorted(s.user_written)}\nleft or changed by the packages: "
+               + "\n".join(f"{p}: {s.etc_before.get(p)} -> {purged.get(p)}" for p in left))
+
+
+def dracut_boots(s, tap, descs, locked_before):
+    """Two boots: Tang up (unattended), Tang down (the recovery key typed
+    through systemd's password agent on the serial console)."""
+    # No ip=, no BOOTIF=, no rd.neednet: fdekit's module brings the Tang NIC
+    # up through NetworkManager itself. The LUKS root by the boot loader's
+    # command line (a generic image carries no crypttab).
+    append = (f"rd.luks.uuid={s.luks_uuid} rd.luks.name={s.luks_uuid}={MAPPING} "
+              f"rd.luks.options=discard {df.DRACUT_ARGS}")
+    text, rc, took, recs = s.boot_system(append, "tang-up")
+    mk = sys_marks(text)
+    asked = ASKED_DRACUT.search(text)
+    denied = bt.locked_at_boot(text)
+    warned = kernel_warning(tap, text)
+    failed = re.findall(rf"^{MARK} failed (\S+)", text, re.M)
+    on_range, where = root_on_range(s, mk)
+    journal = "\n".join(re.findall(r"^FDEKIT-JOURNAL (.*)$", text, re.M)[-40:])
+    tap.result(locked_before and denied and recs >= 1 and not asked and not warned
+               and mk.get("multi-user") == "active" and mk.get("running") == "running"
+               and on_range, descs[2],
+               f"range locked before: {locked_before}, access denied at boot: {denied}, "
+               f"Tang requests: {recs}, asked: {asked.group(0) if asked else None}, "
+               f"kernel warning: {warned}, multi-user: {mk.get('multi-user')}, "
+               f"is-system-running: {mk.get('running')}, failed units: {failed}, {where}, "
+               f"qemu exit {rc}, {took:.0f} s\n{journal}\n" + bt.tail(text, 80))
+    st = unlock_state(mk)
+    tap.result(st.get("key") == "clevis" and mk.get("left-processes", "x") == ""
+               and mk.get("left-curl", "x") == "", descs[3],
+               f"/run/fdekit/root: {st}, processes left: {mk.get('left-processes')!r}, "
+               f"curl directories left: {mk.get('left-curl')!r}")
+
+    # Tang down: nothing listens on its port any more.
+    s.tang["server"].stop()
+    run([s.args.sedsim, "power-cycle", s.drive])
+    locked_before = s.range1_locked()
+    with open(s.admin_key) as f:
+        key = f.read().strip()
+    text, rc, took, recs = s.boot_system(append, "tang-down", answers=[(bt.ASK, key)])
+    mk = sys_marks(text)
+    prompt = re.search(bt.ASK, text)
+    echoed = key in text
+    on_range, where = root_on_range(s, mk)
+    journal = "\n".join(re.findall(r"^FDEKIT-JOURNAL (.*)$", text, re.M)[-40:])
+    tap.result(locked_before and bt.locked_at_boot(text) and prompt is not None
+               and s.typed == [bt.ASK] and not echoed and mk.get("multi-user") == "active"
+               and on_range, descs[4],
+               f"range locked before: {locked_before}, prompt: {prompt.group(0) if prompt else None}, "
+               f"answered: {len(s.typed)}, key echoed: {echoed}, multi-user: "
+               f"{mk.get('multi-user')}, is-system-running: {mk.get('running')}, {where}, "
+               f"Tang requests: {recs}, qemu exit {rc}, {took:.0f} s\n{journal}\n"
+               + bt.tail(text, 80).replace(key, "<the Admin1 key>"))
+    st = unlock_state(mk)
+    tap.result(st.get("key") == "passphrase" and st.get("saved_for_resume") == "no"
+               and mk.get("left-asks", "x") == "", descs[5],
+               f"/run/fdekit/root: {st}, password requests left: {mk.get('left-asks')!r}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dist", default="trixie", choices=sorted(DEBIAN_NUM))
+    ap.add_argument("--initramfs", default="initramfs-tools", choices=["initramfs-tools", "dracut"],
+                    help="what builds the system's initramfs (dracut: trixie only)")
     ap.add_argument("--opalctl-sim", required=True,
                     help="an opalctl with the sedsim transport, for the host side")
     ap.add_argument("--sedsim", required=True)
@@ -638,18 +1005,11 @@ def main():
                     help="skip (TAP) unless FDEKIT_BOOT_FULL=1")
     args = ap.parse_args()
     d = args.dist
+    dracut = args.initramfs == "dracut"
+    if dracut and d != "trixie":
+        ap.error("--initramfs dracut: trixie only (its dracut, NetworkManager and systemd-cryptsetup)")
 
-    descs = [
-        f"{d}: fdekit's {d} packages installed with apt in a {d} system made by mmdebstrap; DKMS built xts_offload and xts_offload_virtio for its kernel; the triggers built the initramfs",
-        f"{d}: opalctl bind in the image's own userland (setup boot of its kernel) sealed range 1's new slot to Tang; update-initramfs in the image carried opalctl, the table, the JWE, clevis, cryptroot, the LUKS key file and xts_offload/xts_offload_virtio",
-        f"{d}: boot of the image's own kernel and initramfs: range 1 locked at power-on, unlocked from Tang, no password asked, no kernel warning, multi-user.target reached",
-        f"{d}: systemctl is-system-running: running",
-        f"{d}: root on /dev/mapper/{MAPPING}, LUKS2 aes-xts-plain64 over partition 1 = Opal locking range 1 of the NVMe/TCP drive",
-        f"{d}: the root mapping runs on xts-aes-offload (refcnt > 1, self-test passed), the virtio-crypto engine bound (virtio_crypto not loaded), its counters rising during a 16 MiB direct write",
-        f"{d}: apt purge of {', '.join(PACKAGES)} in the booted system: the rebuilt initramfs has no fdekit or xts_offload file, no DKMS module, no unit, no file of theirs left",
-        f"{d}: after the purge /etc holds nothing of the packages: as before the install but for what the admin wrote and the boot changed",
-        f"{d}: power cycle: range 1 locked again",
-    ]
+    descs = descriptions(d, dracut)
     tap = bt.Tap(len(descs))
     if args.only_if_full and os.environ.get("FDEKIT_BOOT_FULL", "") in ("", "0"):
         for desc in descs:
@@ -661,21 +1021,11 @@ def main():
     os.makedirs(args.work)
     s = System(args)
     t = s.timer
-    results = {}
     try:
         t("debs", s.build_debs)
         t("chroot", s.make_chroot)
         t("install", s.install)
-        kv = s.kver
-        dkms_dir = os.path.join(s.root, "lib/modules", kv, "updates/dkms")
-        built = os.listdir(dkms_dir) if os.path.isdir(dkms_dir) else []
-        mods = [f for f in ("xts_offload", "xts_offload_virtio")
-                if not any(n.startswith(f + ".ko") for n in built)]
-        initrd_built = re.search(r"update-initramfs: Generating /boot/initrd.img-" + re.escape(kv),
-                                 s.install_log) is not None
-        tap.result(not mods and initrd_built,
-                   descs[0], f"modules missing: {mods}, initramfs built at install: {initrd_built}\n"
-                   + bt.tail(s.install_log))
+        installed(s, tap, descs[0])
         s.admin_files()
         size = du(s.root)
         # Room for what the boot and the purge write (a new initramfs
@@ -688,97 +1038,15 @@ def main():
             t("bind", s.bind)
         finally:
             s.stop_drive()
-        need = ["usr/sbin/opalctl", "etc/fdekit/opaltab", "etc/fdekit/root.jwe", "usr/bin/clevis-decrypt-tang",
-                "usr/bin/curl", "cryptroot/crypttab", "scripts/local-top/cryptroot",
-                "scripts/local-top/fdekit-opal", "cryptroot/keyfiles/fdekitroot.key",
-                "etc/modprobe.d/xts-offload-initramfs.conf"]
-        missing = [n for n in need if n not in s.initramfs_files]
-        kmods = [m for m in ("xts_offload", "xts_offload_virtio")
-                 if not any(re.search(rf"/{m}\.ko", f) for f in s.initramfs_files)]
-        tap.result(not missing and not kmods, descs[1],
-                   f"table entry: {s.table_entry}\nmissing: {missing}, modules missing: {kmods}\n"
-                   + bt.tail(s.update_log))
+        carried(s, tap, descs[1])
         t("image", s.make_image)
         locked_before = s.range1_locked()
-        s.start_drive()
-        before = bt.Env.tang_requests(s.tang)
-        try:
-            bootif = "01-" + TANG_MAC.replace(":", "-")
-            text, rc, took = t("boot", s.qemu,
-                               os.path.join(s.root, "boot", f"vmlinuz-{kv}"),
-                               os.path.join(s.root, "boot", f"initrd.img-{kv}"),
-                               f"root=/dev/mapper/{MAPPING} ip=dhcp BOOTIF={bootif} "
-                               f"fdekit.test.storage={STORAGE_MAC},{bt.STORAGE_CIDR} "
-                               f"fdekit.test.nvmf={bt.STORAGE_HOST},{s.nvme_port},{NQN}",
-                               timeout=args.boot_timeout, tag="system", crypto=True)
-        finally:
-            s.stop_drive()
-        recs = bt.Env.tang_requests(s.tang) - before
-        mk = sys_marks(text)
-        asked = ASKED.search(text)
-        denied = bt.locked_at_boot(text)
-        kernel, starved = starved_rcu_reports(text)
-        if starved:
-            tap.diag(f"{starved} RCU stall report(s) of a starved grace-period kthread "
-                     "(the host did not run the vCPU) not counted as kernel warnings")
-        warned = WARNED.search(kernel)
-        tap.result(locked_before and denied and recs >= 1 and not asked and not warned
-                   and mk.get("multi-user") == "active", descs[2],
-                   f"range locked before: {locked_before}, access denied at boot: {denied}, "
-                   f"Tang requests: {recs}, asked: {asked.group(0) if asked else None}, "
-                   f"kernel warning: {warned.group(0) if warned else None}, "
-                   f"multi-user: {mk.get('multi-user')}, qemu exit {rc}, {took:.0f} s\n"
-                   + bt.tail(text, 80))
-        failed = re.findall(rf"^{MARK} failed (\S+)", text, re.M)
-        tap.result(mk.get("running") == "running", descs[3],
-                   f"is-system-running: {mk.get('running')}, failed units: {failed}")
-        slaves = mk.get("root-slaves", "").split()
-        table = mk.get("root-table", "")
-        tap.result(mk.get("root-source") == f"/dev/mapper/{MAPPING}"
-                   and re.fullmatch(r"nvme\d+n\d+p1|nvme\d+c\d+n\d+p1", slaves[0] if len(slaves) == 1 else "")
-                   is not None
-                   and re.fullmatch(r"0 \d+ crypt aes-xts-plain64", table) is not None
-                   and mk.get("dm-type", "").startswith("CRYPT-LUKS2-" + s.luks_uuid.replace("-", "")),
-                   descs[4], f"root: {mk.get('root-source')}, slaves: {slaves}, table: {table!r}, "
-                   f"dm uuid: {mk.get('dm-type')}")
-        cr = re.search(rf"^{MARK} crypto xts\(aes\) xts-aes-offload refcnt=(\d+) selftest=(\S+)",
-                       text, re.M)
-        b, a = counters(mk.get("counters-before")), counters(mk.get("counters-after"))
-        rising = len(b) == 1 and len(a) == 1 and a[0][0] > b[0][0] and a[0][1] - b[0][1] >= 16 << 20
-        mods_loaded = mk.get("modules", "").split()
-        tap.result(cr is not None and int(cr.group(1)) > 1 and cr.group(2) == "passed" and rising
-                   and "virtio_crypto" not in mods_loaded and "xts_offload_virtio" in mods_loaded
-                   and mk.get("write") == "0", descs[5],
-                   f"/proc/crypto: {cr.group(0) if cr else None}, counters {b} -> {a}, "
-                   f"modules: {mods_loaded}, engines: {mk.get('engines')}, write: {mk.get('write')}")
-        rebuilt = mk.get("initramfs-rebuilt", "").split()
-        purge_ok = (mk.get("purge") == "0" and mk.get("initramfs-after") == ""
-                    and len(rebuilt) == 2 and int(rebuilt[0]) >= int(rebuilt[1])
-                    and mk.get("modules-after") == "" and mk.get("units-after") == ""
-                    and mk.get("files-after") == "" and mk.get("packages-after", "x").strip() == ""
-                    and "xts_offload" not in mk.get("dkms-after", "x")
-                    and int(mk.get("initramfs-before", "0")) > 0
-                    and "update-initramfs: Generating" in "\n".join(
-                        re.findall(r"^FDEKIT-PURGE (.*)$", text, re.M)))
-        tap.result(purge_ok, descs[6], "\n".join(f"{k}: {mk.get(k)!r}" for k in (
-            "purge", "initramfs-before", "initramfs-after", "initramfs-rebuilt", "dkms-before",
-            "dkms-after", "modules-after", "units-before", "units-after", "files-after",
-            "packages-after")) + "\n" + "\n".join(re.findall(r"^FDEKIT-PURGE (.*)$", text, re.M)[-30:]))
-        booted = guest_etc(text, ETC_MARK["before"])
-        purged = guest_etc(text, ETC_MARK["after"])
-        # What booting changed: the booted /etc against the image's.
-        image = s.etc_final = etc_state(s.root)
-        boot_changed = {p for p in set(booted) | set(image) if booted.get(p) != image.get(p)}
-        left = sorted(p for p in set(purged) | set(s.etc_before)
-                      if purged.get(p) != s.etc_before.get(p)
-                      and p not in s.user_written and p not in boot_changed)
-        tap.result(bool(booted) and bool(purged) and not left, descs[7],
-                   f"/etc entries: before install {len(s.etc_before)}, booted {len(booted)}, "
-                   f"after purge {len(purged)}; changed by the boot: {sorted(boot_changed)}; "
-                   f"admin's: {sorted(s.user_written)}\nleft or changed by the packages: "
-                   + "\n".join(f"{p}: {s.etc_before.get(p)} -> {purged.get(p)}" for p in left))
+        if dracut:
+            dracut_boots(s, tap, descs, locked_before)
+        else:
+            initramfs_tools_boot(s, tap, descs, locked_before)
         s.power_cycled = run([args.sedsim, "power-cycle", s.drive])
-        tap.result(s.range1_locked(), descs[8])
+        tap.result(s.range1_locked(), descs[-1])
     except (SetupError, OSError, subprocess.TimeoutExpired) as e:
         tap.diag(e)
         tap.bail_rest("setup failed (above)", descs[tap.n:])
